@@ -1,0 +1,57 @@
+"""MkDocs hooks: run every code block of the site with the dpguide engine and render its real output.
+
+Thin by design: each entry point calls the engine (``dpguide.site``), which is
+tested without MkDocs. Set DPGUIDE_DISABLE=1 to build the plain site (used by
+the build-speed benchmark as its floor).
+"""
+
+import os
+import signal
+import threading
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+
+from dpguide.errors import GuideError
+from dpguide.site import SiteBuild
+
+DISABLED = os.environ.get("DPGUIDE_DISABLE") == "1"
+_build: SiteBuild | None = None
+
+
+def on_config(config):
+    global _build
+    if DISABLED:
+        return config
+    root = Path(config["config_file_path"]).parent
+    _build = SiteBuild(root, docs_dir=Path(config["docs_dir"]))
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminate)
+    return config
+
+
+def on_pre_build(config):
+    if _build is None:
+        return
+    try:
+        _build.execute()
+    except GuideError as exc:
+        raise PluginError(str(exc)) from None
+
+
+def on_page_markdown(markdown, page, config, files):
+    if _build is None:
+        return markdown
+    try:
+        return _build.render_page(page.file.src_uri, markdown)
+    except GuideError as exc:
+        raise PluginError(str(exc)) from None
+
+
+def on_build_error(error):
+    if _build is not None:
+        _build.engine.abort()
+
+
+def _terminate(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")

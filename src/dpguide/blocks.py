@@ -1,0 +1,126 @@
+"""Resolving a fenced block into a runnable block: its options, code, files and cache key."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import ENGINE_VERSION
+from .errors import AuthoringError
+from .markdown_blocks import FencedBlock, find_blocks
+from .options import BlockOptions, apply_options, raise_error
+from .snippet_files import SnippetFile, local_imports, read_snippet
+
+INLINE_SCRIPT = "block.py"
+
+
+@dataclass
+class Block:
+    fenced: FencedBlock
+    options: BlockOptions
+    script: str                      # path of the script inside the scratch directory
+    files: dict[str, bytes]
+    snippet: SnippetFile | None
+    deps: dict[str, str] = field(default_factory=dict)
+    key: str = ""
+
+    @property
+    def page(self) -> str:
+        return self.fenced.page
+
+    @property
+    def line(self) -> int:
+        return self.fenced.line
+
+    @property
+    def label(self) -> str:
+        where = f"{self.page}:{self.line}"
+        return f"{where} ({self.snippet.display_path})" if self.snippet else where
+
+    @property
+    def identity(self) -> str:
+        """Stable name across edits of the code (used for GPU records and timings)."""
+        if self.snippet:
+            opts = self.options
+            return f"{self.snippet.relpath}@{opts.launch}" + (f"-{opts.nproc}x{opts.nnodes}" if opts.nproc else "")
+        return f"{self.page}:{self.line}"
+
+    @property
+    def reader_command(self) -> str:
+        return self.options.reader_command(Path(self.script).name)
+
+    @property
+    def code(self) -> bytes:
+        return self.files[self.script]
+
+
+def compute_key(block: Block, environment: dict) -> str:
+    payload = {
+        "engine": ENGINE_VERSION,
+        "script": block.script,
+        "code": hashlib.sha256(block.code).hexdigest(),
+        "deps": block.deps,
+        "launch": block.options.launch_key(),
+        "environment": environment,
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def resolve(fenced: FencedBlock, snippets_dir: Path, environment: dict) -> Block:
+    """Turn a fence into a Block, or raise AuthoringError naming the page line and the fix."""
+    snippet = None
+    base = BlockOptions()
+    if fenced.include:
+        target = snippets_dir / fenced.include
+        if not target.is_file():
+            raise_error((fenced.page, fenced.line + 1), f"included snippet {fenced.include!r} does not exist",
+                        f"create docs/snippets/{fenced.include} or fix the path (it is relative to docs/snippets/)")
+        snippet = read_snippet(snippets_dir, fenced.include)
+        if fenced.section and fenced.section not in snippet.sections:
+            raise_error((fenced.page, fenced.line + 1),
+                        f"snippet {fenced.include!r} has no section {fenced.section!r}",
+                        "sections there: " + (", ".join(sorted(snippet.sections)) or "none") +
+                        f"; mark one with '# --8<-- [start:{fenced.section}]' ... '# --8<-- [end:{fenced.section}]'")
+        header = {k: v for k, v in snippet.header.items() if k != "__line__"}
+        header_where = (snippet.display_path, int(snippet.header.get("__line__", 1)))
+        base = apply_options(base, header, header_where)
+        files = {fenced.include: snippet.text.encode()}
+        deps = local_imports(snippets_dir, fenced.include)
+        for dep in deps:
+            files[dep] = (snippets_dir / dep).read_bytes()
+        script = fenced.include
+    else:
+        files = {INLINE_SCRIPT: (fenced.body + "\n").encode()}
+        deps = {}
+        script = INLINE_SCRIPT
+    options = apply_options(base, fenced.attrs, fenced.where)
+    block = Block(fenced, options, script, files, snippet, deps)
+    block.key = compute_key(block, environment)
+    return block
+
+
+def collect_page(page: str, text: str, snippets_dir: Path, environment: dict) -> list[Block]:
+    return [resolve(fenced, snippets_dir, environment) for fenced in find_blocks(page, text)]
+
+
+def collect_site(docs_dir: Path, environment: dict, pages: dict[str, str] | None = None) -> tuple[list[Block], list[AuthoringError]]:
+    """Every block of every Markdown page; authoring errors are gathered, not stopped at the first."""
+    snippets_dir = docs_dir / "snippets"
+    if pages is None:
+        pages = {p.relative_to(docs_dir).as_posix(): p.read_text(encoding="utf-8")
+                 for p in sorted(docs_dir.rglob("*.md")) if "snippets" not in p.relative_to(docs_dir).parts}
+    blocks, errors = [], []
+    for page, text in pages.items():
+        try:
+            fenced_blocks = find_blocks(page, text)
+        except AuthoringError as exc:
+            errors.append(exc)
+            continue
+        for fenced in fenced_blocks:
+            try:
+                blocks.append(resolve(fenced, snippets_dir, environment))
+            except AuthoringError as exc:
+                errors.append(exc)
+    return blocks, errors

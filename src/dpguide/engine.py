@@ -1,0 +1,227 @@
+"""The engine: collect every block, run what the cache does not hold (in parallel), check outcomes.
+
+This is what the MkDocs hooks, the pytest plugin and the command line share.
+Nothing here imports torch: a fully cached build starts no process at all.
+"""
+
+from __future__ import annotations
+
+import atexit
+import concurrent.futures as futures
+import os
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .blocks import Block, collect_site
+from .cache import RunCache
+from .environment import block_environment, fingerprint
+from .errors import BlockFailed, BuildInterrupted, GuideError
+from .forkserver import ForkServer
+from .launch import Job, LiveJobs, run_job
+from .results import RunResult
+
+_FORKSERVER: ForkServer | None = None
+_FORKSERVER_LOCK = threading.Lock()
+
+
+def shared_forkserver(env: dict[str, str]) -> ForkServer:
+    """One warm interpreter per build process (kept across `mkdocs serve` rebuilds)."""
+    global _FORKSERVER
+    with _FORKSERVER_LOCK:
+        if _FORKSERVER is None or _FORKSERVER.env != env:
+            if _FORKSERVER is not None:
+                _FORKSERVER.close()
+            _FORKSERVER = ForkServer(env)
+            atexit.register(_FORKSERVER.close)
+        return _FORKSERVER
+
+
+@dataclass
+class BlockStat:
+    label: str
+    launch: str
+    ranks: int
+    seconds: float
+    source: str   # cached | run | skipped | gpu-record
+    status: str
+
+
+class WeightedSlots:
+    """A semaphore where a torchrun job takes as many slots as it has processes (up to all)."""
+
+    def __init__(self, capacity: int):
+        self.capacity, self.free = capacity, capacity
+        self._cond = threading.Condition()
+
+    def acquire(self, weight: int) -> int:
+        weight = max(1, min(weight, self.capacity))
+        with self._cond:
+            self._cond.wait_for(lambda: self.free >= weight)
+            self.free -= weight
+        return weight
+
+    def release(self, weight: int) -> None:
+        with self._cond:
+            self.free += weight
+            self._cond.notify_all()
+
+
+class Engine:
+    def __init__(self, root: Path, docs_dir: Path | None = None, cache_dir: Path | None = None,
+                 scratch_root: Path | None = None, slots: int | None = None, log=print):
+        self.root = Path(root)
+        self.docs_dir = Path(docs_dir) if docs_dir else self.root / "docs"
+        self.cache = RunCache(Path(cache_dir) if cache_dir else self.root / ".cache" / "dpguide", report=log)
+        self.scratch_root = Path(scratch_root) if scratch_root else Path(tempfile.gettempdir()) / "dpguide-run"
+        self.slots = slots or int(os.environ.get("DPGUIDE_JOBS", 0)) or (os.cpu_count() or 2)
+        self.log = log
+        self.environment = fingerprint()
+        self.block_env = block_environment()
+        self.live = LiveJobs()
+        self.results: dict[str, RunResult] = {}
+        self.stats: list[BlockStat] = []
+
+    # ------------------------------------------------------------------ collecting
+    def collect(self, pages: dict[str, str] | None = None) -> list[Block]:
+        blocks, errors = collect_site(self.docs_dir, self.environment, pages)
+        if errors:
+            raise GuideError("\n".join(str(e) for e in errors))
+        return blocks
+
+    # ------------------------------------------------------------------ running
+    def run(self, blocks: list[Block]) -> None:
+        """Run every block the cache does not hold; raise BlockFailed listing every failure."""
+        self.stats = []
+        todo: dict[str, Block] = {}
+        for block in blocks:
+            if not block.options.runs_on_cpu_build:
+                source = "skipped" if block.options.skip else "gpu-record"
+                self.stats.append(BlockStat(block.label, block.options.launch, _ranks(block), 0.0, source, "-"))
+                continue
+            if block.key in self.results or block.key in todo:
+                continue
+            cached = self.cache.load(block.key)
+            if cached is not None:
+                self.results[block.key] = cached
+                self.stats.append(BlockStat(block.label, block.options.launch, _ranks(block),
+                                            cached.duration, "cached", "ok"))
+            else:
+                todo[block.key] = block
+        if todo:
+            self._run_parallel(list(todo.values()), cached=len(blocks) - len(todo))
+
+    def _run_parallel(self, blocks: list[Block], cached: int) -> None:
+        timings = self.cache.timings()
+        # longest first (known timings), torchrun before python when unknown
+        blocks.sort(key=lambda b: -timings.get(b.identity, 6.0 * _ranks(b) if b.options.launch == "torchrun" else 1.0))
+        slots = WeightedSlots(self.slots)
+        forkserver = shared_forkserver(self.block_env) if any(
+            b.options.launch == "python" and not b.options.fresh for b in blocks) else None
+        failures: list[str] = []
+        done = 0
+        started = time.monotonic()
+        lock = threading.Lock()
+
+        def work(block: Block) -> None:
+            nonlocal done
+            weight = slots.acquire(_ranks(block) if block.options.launch == "torchrun" else 1)
+            try:
+                if self.live.stopping.is_set():
+                    return
+                job = Job(block.key, block.label, block.files, block.script, block.options)
+                result = run_job(job, self.scratch_root, self.block_env, forkserver, self.live)
+            finally:
+                slots.release(weight)
+            if result.ended == "interrupted":
+                return
+            try:
+                check_outcome(block, result)
+                self.cache.store(block.key, result)
+                self.results[block.key] = result
+                status = "ok" if result.succeeded else "failed as expected"
+            except BlockFailed as exc:
+                failures.append(str(exc))
+                status = "FAILED"
+            with lock:
+                done += 1
+                timings[block.identity] = round(result.duration, 2)
+                self.stats.append(BlockStat(block.label, block.options.launch, _ranks(block),
+                                            result.duration, "run", status))
+                self.log(f"[dpguide] {done}/{len(blocks)} run ({cached} cached) "
+                         f"{result.duration:5.1f}s {status:>18}  {block.label}")
+
+        pool = futures.ThreadPoolExecutor(max_workers=len(blocks))
+        pending = {pool.submit(work, block) for block in blocks}
+        try:
+            while pending:
+                finished, pending = futures.wait(pending, timeout=0.2)
+                for future in finished:
+                    future.result()
+        except BaseException:
+            killed = self.live.kill_all()
+            pool.shutdown(wait=True, cancel_futures=True)
+            self.cache.save_timings(timings)
+            raise BuildInterrupted(f"build interrupted: ended {killed} running process(es); "
+                                   f"{done} finished block(s) kept in the cache")
+        pool.shutdown(wait=True)
+        self.cache.save_timings(timings)
+        slowest = sorted((s for s in self.stats if s.source == "run"), key=lambda s: -s.seconds)[:3]
+        self.log(f"[dpguide] ran {len(blocks)} block(s) in {time.monotonic() - started:.1f}s, {cached} cached; "
+                 "slowest: " + ", ".join(f"{s.label} {s.seconds:.1f}s" for s in slowest))
+        if failures:
+            raise BlockFailed(f"{len(failures)} block(s) failed", "\n\n".join(failures))
+
+    def result_for(self, block: Block) -> RunResult | None:
+        return self.results.get(block.key)
+
+    def abort(self) -> int:
+        return self.live.kill_all()
+
+    def summary_table(self) -> str:
+        rows = [("block", "mode", "ranks", "seconds", "source", "status")]
+        rows += [(s.label, s.launch, str(s.ranks), f"{s.seconds:.2f}", s.source, s.status) for s in self.stats]
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) for row in rows)
+
+
+def _ranks(block: Block) -> int:
+    return (block.options.nproc or 1) * block.options.nnodes if block.options.launch == "torchrun" else 1
+
+
+def check_outcome(block: Block, result: RunResult) -> None:
+    """Raise BlockFailed unless the run did what the page says it does."""
+    where = block.label
+    details = (f"  command: {result.reader_command}\n  how it ended: {result.failure_summary()}\n"
+               f"  last output:\n" + _indent(result.tail(), "    "))
+    if result.ended == "timeout":
+        stuck = result.stuck_ranks
+        last = "".join(f"\n    rank {r}: " + " | ".join(result.last_lines_of(f"rank {r}") or ["(nothing)"])
+                       for r in stuck)
+        raise BlockFailed(where, f"timed out after {block.options.timeout:.0f} s; ranks still running: "
+                          f"{', '.join(map(str, stuck)) or 'none identified'} "
+                          "(a collective one rank never reached?)" + (f"\n  their last output:{last}" if stuck else ""),
+                          details + "\n  fix: make every rank call the same collectives in the same order, "
+                          "or raise timeout=\"...\" if the block is just slow")
+    if result.ended == "output-limit":
+        raise BlockFailed(where, "printed more than the engine's hard output limit and was stopped", details)
+    if block.options.expect_fail:
+        if result.succeeded:
+            raise BlockFailed(where, "marked expect=\"fail\" but it succeeded (exit status 0)",
+                              details + "\n  fix: remove expect=\"fail\" or make the example fail as the page says")
+        if block.options.raises:
+            kinds = [kind for _, kind, _ in result.exceptions()]
+            wanted = block.options.raises
+            if not any(kind == wanted or kind.rsplit(".", 1)[-1] == wanted for kind in kinds):
+                raise BlockFailed(where, f"expected to raise {wanted} but raised "
+                                  f"{', '.join(kinds) or 'no exception'}", details)
+        return
+    if not result.succeeded:
+        raise BlockFailed(where, "block failed: " + result.failure_summary(),
+                          details + "\n  fix: correct the code, or mark the block expect=\"fail\" if the failure is the lesson")
+
+
+def _indent(text: str, prefix: str) -> str:
+    return "\n".join(prefix + line for line in text.splitlines()) or prefix + "(no output)"

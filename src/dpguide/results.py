@@ -1,0 +1,154 @@
+"""What one run of a block produced, and what can be read from it (failing rank, exception)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .capture import Line
+
+LAUNCHER = "torchrun"
+MAIN = "python"
+
+_PREFIX = re.compile(r"^\[rank\d+\]:\s?")
+_EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure|Timeout))(?::\s?(.*))?$")
+_ROOT_RANK = re.compile(r"rank\s*:\s*(\d+)\s*\(local_rank:\s*(\d+)\)\s*\n\s*exitcode\s*:\s*(-?\d+)")
+
+
+def signal_name(code: int | None) -> str | None:
+    """'SIGABRT' for an exit status of -6, None for a normal exit."""
+    if code is None or code >= 0:
+        return None
+    import signal
+
+    try:
+        return signal.Signals(-code).name
+    except ValueError:
+        return f"signal {-code}"
+
+
+@dataclass
+class RunResult:
+    """The real outcome of one run: every line, the exit status, and how it ended."""
+
+    command: list[str]
+    reader_command: str
+    launch: str
+    returncode: int | None
+    duration: float
+    lines: list[Line]
+    ended: str = "exited"  # exited | timeout | output-limit | interrupted
+    stuck_ranks: list[int] = field(default_factory=list)
+    dropped_bytes: int = 0
+
+    # ------------------------------------------------------------------ reading it
+    def sources(self) -> list[str]:
+        """Who printed, ranks in order, the launcher last."""
+        seen = {line.source for line in self.lines}
+        ranks = sorted((s for s in seen if s not in (LAUNCHER, MAIN)), key=_source_order)
+        return ([MAIN] if MAIN in seen else []) + ranks + ([LAUNCHER] if LAUNCHER in seen else [])
+
+    def text(self, source: str | None = None, stream: str | None = None) -> str:
+        return "\n".join(line.text for line in self.lines
+                         if (source is None or line.source == source)
+                         and (stream is None or line.stream == stream))
+
+    @property
+    def succeeded(self) -> bool:
+        return self.ended == "exited" and self.returncode == 0
+
+    def exceptions(self) -> list[tuple[str, str, str]]:
+        """(source, exception type, message) for every traceback that ended a process."""
+        found = []
+        for source in self.sources():
+            if source == LAUNCHER:
+                continue
+            last = None
+            in_tb = False
+            for line in self.lines:
+                if line.source != source or line.stream != "stderr":
+                    continue
+                text = _PREFIX.sub("", line.text)
+                if text.startswith("Traceback (most recent call last):"):
+                    in_tb = True
+                    continue
+                if in_tb and not text.startswith((" ", "\t")):
+                    match = _EXC_LINE.match(text)
+                    if match:
+                        last = (source, match[1], match[2] or "")
+                    in_tb = False
+            if last:
+                found.append(last)
+        return found
+
+    def root_cause(self) -> dict | None:
+        """torchrun's 'Root Cause' entry: the first rank that failed, its exit code and signal."""
+        launcher = self.text(LAUNCHER)
+        marker = launcher.find("Root Cause")
+        if marker < 0:
+            return None
+        match = _ROOT_RANK.search(launcher, marker)
+        if not match:
+            return None
+        code = int(match[3])
+        return {"rank": int(match[1]), "local_rank": int(match[2]), "exitcode": code,
+                "signal": signal_name(code)}
+
+    def failure_summary(self) -> str:
+        """One honest sentence on how the run ended."""
+        if self.ended == "timeout":
+            stuck = ", ".join(map(str, self.stuck_ranks)) or "none identified"
+            return f"killed after the {self.duration:.0f} s timeout; ranks still running: {stuck}"
+        if self.ended == "output-limit":
+            return "killed: its output passed the engine's hard limit"
+        if self.ended == "interrupted":
+            return "interrupted by the build being stopped"
+        parts = []
+        cause = self.root_cause()
+        if cause:
+            sig = f" ({cause['signal']})" if cause["signal"] else ""
+            parts.append(f"rank {cause['rank']} failed first with exit code {cause['exitcode']}{sig}")
+        elif self.returncode and self.returncode < 0:
+            parts.append(f"killed by {signal_name(self.returncode)}")
+        for source, kind, message in self.exceptions():
+            parts.append(f"{source} raised {kind}: {message}".rstrip(": "))
+        parts.append(f"exit status {self.returncode}")
+        if not self.lines:
+            parts.append("it printed nothing")
+        return "; ".join(parts)
+
+    def tail(self, n: int = 15) -> str:
+        return "\n".join(f"[{line.source}] {line.text}" for line in self.lines[-n:])
+
+    def last_lines_of(self, source: str, n: int = 3) -> list[str]:
+        return [line.text for line in self.lines if line.source == source][-n:]
+
+    # ------------------------------------------------------------------ storage
+    def to_json(self) -> dict:
+        return {"command": self.command, "reader_command": self.reader_command, "launch": self.launch,
+                "returncode": self.returncode, "duration": round(self.duration, 3), "ended": self.ended,
+                "stuck_ranks": self.stuck_ranks, "dropped_bytes": self.dropped_bytes,
+                "lines": [line.to_json() for line in self.lines]}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "RunResult":
+        required = {"command": list, "reader_command": str, "launch": str, "duration": (int, float),
+                    "ended": str, "stuck_ranks": list, "dropped_bytes": int, "lines": list}
+        for key, kind in required.items():
+            if not isinstance(data.get(key), kind):
+                raise ValueError(f"field {key!r} missing or of the wrong type")
+        if data.get("returncode") is not None and not isinstance(data["returncode"], int):
+            raise ValueError("field 'returncode' is not an integer")
+        return cls(command=data["command"], reader_command=data["reader_command"], launch=data["launch"],
+                   returncode=data.get("returncode"), duration=float(data["duration"]),
+                   lines=[Line.from_json(item) for item in data["lines"]], ended=data["ended"],
+                   stuck_ranks=data["stuck_ranks"], dropped_bytes=data["dropped_bytes"])
+
+
+def _source_order(source: str) -> tuple:
+    """Sort key: first attempt before restarts, then node, then rank."""
+    def number(word: str) -> int:
+        match = re.search(word + r" (\d+)", source)
+        return int(match[1]) if match else 0
+
+    return (number("restart"), number("node"), number("rank"), source)

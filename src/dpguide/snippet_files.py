@@ -1,0 +1,110 @@
+"""Snippet files under docs/snippets/: their ``#|`` header, named sections and local imports.
+
+A snippet starts with optional header lines such as::
+
+    #| run: torchrun --standalone --nproc-per-node=2 ddp_shape.py
+    #| timeout: 60
+
+and may be cut into sections with ``# --8<-- [start:name]`` / ``# --8<-- [end:name]``
+(the markers pymdownx.snippets understands), so a page can show one part while
+the whole file runs.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .options import raise_error, options_from_command
+
+_HEADER = re.compile(r"^#\|\s*([A-Za-z][\w-]*)\s*:\s*(.*?)\s*$")
+_SECTION = re.compile(r"^\s*#\s*-{1,}8<-{1,}\s*\[(start|end):([\w.-]+)\]\s*$")
+
+
+@dataclass(frozen=True)
+class SnippetFile:
+    relpath: str        # relative to the snippets directory, posix style
+    path: Path
+    text: str
+    header: dict        # option attributes from the header
+    sections: frozenset
+
+    @property
+    def display_path(self) -> str:
+        return f"docs/snippets/{self.relpath}"
+
+
+def read_snippet(snippets_dir: Path, relpath: str) -> SnippetFile:
+    path = snippets_dir / relpath
+    text = path.read_text(encoding="utf-8")
+    where_name = f"docs/snippets/{relpath}"
+    header: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.startswith("#|"):
+            if line.strip() and not line.startswith("#"):
+                break
+            continue
+        match = _HEADER.match(line)
+        if not match:
+            raise_error((where_name, number), f"malformed snippet header line {line!r}",
+                        "write header lines as '#| key: value', e.g. '#| run: python example.py'")
+        key, value = match[1], match[2]
+        if key == "run":
+            attrs = options_from_command(value, (where_name, number))
+            name = value.split()[-1]
+            if name != path.name:
+                raise_error((where_name, number), f"the run command names {name!r} but the file is {path.name!r}",
+                            f"end the command with {path.name}")
+            header.update(attrs)
+        else:
+            header[key] = value
+        header.setdefault("__line__", str(number))
+    sections = set()
+    open_sections: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = _SECTION.match(line)
+        if match:
+            kind, name = match[1], match[2]
+            if kind == "start":
+                open_sections[name] = number
+                sections.add(name)
+            elif name not in open_sections:
+                raise_error((where_name, number), f"section end {name!r} has no start",
+                            f"add '# --8<-- [start:{name}]' above it")
+            else:
+                open_sections.pop(name)
+    if open_sections:
+        name, number = next(iter(open_sections.items()))
+        raise_error((where_name, number), f"section {name!r} is never ended", f"add '# --8<-- [end:{name}]'")
+    return SnippetFile(relpath, path, text, header, frozenset(sections))
+
+
+def local_imports(snippets_dir: Path, relpath: str, seen: set[str] | None = None) -> dict[str, str]:
+    """Snippet files a snippet imports (directly or not), with their sha256, for the cache key."""
+    seen = set() if seen is None else seen
+    seen.add(relpath)
+    path = snippets_dir / relpath
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except SyntaxError:
+        return {}
+    found: dict[str, str] = {}
+    folder = path.parent
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+        for name in names:
+            parts = name.split(".")
+            for candidate in (folder.joinpath(*parts).with_suffix(".py"), folder.joinpath(*parts, "__init__.py")):
+                if candidate.is_file():
+                    dep = candidate.relative_to(snippets_dir).as_posix()
+                    if dep not in seen:
+                        found[dep] = hashlib.sha256(candidate.read_bytes()).hexdigest()
+                        found.update(local_imports(snippets_dir, dep, seen))
+    return found

@@ -82,6 +82,7 @@ class Engine:
         self.block_env = block_environment()
         self.live = LiveJobs()
         self.results: dict[str, RunResult] = {}
+        self.failures: dict[str, str] = {}   # key -> why the block failed, for this build
         self.stats: list[BlockStat] = []
 
     # ------------------------------------------------------------------ collecting
@@ -144,6 +145,7 @@ class Engine:
                 status = "ok" if result.succeeded else "failed as expected"
             except BlockFailed as exc:
                 failures.append(str(exc))
+                self.failures[block.key] = str(exc)
                 status = "FAILED"
             with lock:
                 done += 1

@@ -1,0 +1,107 @@
+"""Command line for contributors: run one block or page as the build does, run all, record GPU blocks.
+
+    dpguide run docs/learn/ddp.md          every block of a page, fresh, per-rank output printed
+    dpguide run docs/learn/ddp.md:19       the block whose fence opens on line 19
+    dpguide run-all                        every block of the site (cache used), summary table
+    dpguide record [--only ID] [--check]   run GPU blocks on this machine and write their records
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .engine import Engine, check_outcome
+from .errors import BlockFailed, GuideError
+from .results import RunResult
+
+
+def find_root(start: Path) -> Path:
+    for folder in [start, *start.parents]:
+        if (folder / "mkdocs.yml").is_file():
+            return folder
+    raise GuideError(f"no mkdocs.yml found in {start} or above: run this inside the project")
+
+
+def print_result(result: RunResult, out=sys.stdout) -> None:
+    print(f"$ {result.reader_command}", file=out)
+    for source in result.sources():
+        print(f"── {source} " + "─" * max(4, 60 - len(source)), file=out)
+        print(result.text(source), file=out)
+    print(f"── {result.failure_summary() if not result.succeeded else 'exit status 0'} "
+          f"({result.duration:.1f} s)", file=out)
+
+
+def cmd_run(args) -> int:
+    root = find_root(Path.cwd())
+    engine = Engine(root)
+    target, _, line = args.target.partition(":")
+    page = Path(target).resolve().relative_to(engine.docs_dir.resolve()).as_posix()
+    blocks = [b for b in engine.collect() if b.page == page and (not line or b.line == int(line))]
+    if not blocks:
+        raise GuideError(f"{args.target}: no python block there")
+    from .launch import run_job, Job
+    from .engine import shared_forkserver
+
+    status = 0
+    for block in blocks:
+        print(f"\n=== {block.label}")
+        if not block.options.runs_on_cpu_build:
+            print("not run on this machine: " + (block.options.skip or "needs a GPU (see dpguide record)"))
+            continue
+        job = Job(block.key, block.label, block.files, block.script, block.options)
+        result = run_job(job, engine.scratch_root, engine.block_env, shared_forkserver(engine.block_env), engine.live)
+        print_result(result)
+        try:
+            check_outcome(block, result)
+            engine.cache.store(block.key, result)
+        except BlockFailed as exc:
+            print(f"\nFAILED: {exc}", file=sys.stderr)
+            status = 1
+    return status
+
+
+def cmd_run_all(args) -> int:
+    engine = Engine(find_root(Path.cwd()), log=lambda msg: print(msg, file=sys.stderr))
+    try:
+        engine.run(engine.collect())
+        return_code = 0
+    except BlockFailed as exc:
+        print(exc, file=sys.stderr)
+        return_code = 1
+    print(engine.summary_table())
+    return return_code
+
+
+def cmd_record(args) -> int:
+    from .recording import record_all
+
+    return record_all(find_root(Path.cwd()), only=args.only, check=args.check)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="dpguide", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run the blocks of one page (or one block: PAGE:LINE) as the build does")
+    run.add_argument("target")
+    run.set_defaults(func=cmd_run)
+    sub.add_parser("run-all", help="run every block (cached ones are not re-run) and print a table").set_defaults(
+        func=cmd_run_all)
+    record = sub.add_parser("record", help="run GPU blocks on this machine and write records/gpu/*.json")
+    record.add_argument("--only", help="record only the block with this identity (as the page names it)")
+    record.add_argument("--check", action="store_true",
+                        help="fail if a record's output changed (drift) instead of silently rewriting it")
+    record.set_defaults(func=cmd_record)
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except GuideError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,163 @@
+"""The failure matrix: each fault is provoked for real and must end clearly, quickly and cleanly."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from dpguide.capture import STORE_LIMIT
+from dpguide.errors import BlockFailed
+
+pytestmark = pytest.mark.usefixtures("clean_process_table")
+
+
+def build(project, page: str, snippets: dict[str, str], **engine_kwargs):
+    for name, code in snippets.items():
+        project.snippet(name, code)
+    project.page("faults.md", page)
+    engine = project.engine(**engine_kwargs)
+    blocks = engine.collect()
+    started = time.monotonic()
+    with pytest.raises(BlockFailed) as info:
+        engine.run(blocks)
+    return engine, blocks, str(info.value), time.monotonic() - started
+
+
+def test_mismatched_collective_is_killed_at_timeout_naming_the_stuck_rank(project):
+    engine, [block], message, seconds = build(project, '''
+        Intro line.
+
+        ```python timeout="8"
+        --8<-- "mismatch.py"
+        ```
+    ''', {"mismatch.py": '''
+        #| run: torchrun --standalone --nproc-per-node=2 mismatch.py
+        import time
+        import torch, torch.distributed as dist
+        dist.init_process_group("gloo")
+        rank = dist.get_rank()
+        print(f"rank {rank} before the collective", flush=True)
+        if rank == 0:
+            dist.all_reduce(torch.ones(1))      # rank 1 never calls it
+        else:
+            time.sleep(3600)
+    '''})
+    assert "faults.md:3" in message and "docs/snippets/mismatch.py" in message
+    assert "timed out after 8 s" in message
+    assert "ranks still running: 0, 1" in message
+    assert "rank 0 before the collective" in message     # their last output
+    assert seconds < 30
+
+
+def test_one_rank_raising_ends_the_others_long_before_the_timeout(project):
+    engine, [block], message, seconds = build(project, '''
+        ```python timeout="120"
+        --8<-- "crash.py"
+        ```
+    ''', {"crash.py": '''
+        #| run: torchrun --standalone --nproc-per-node=3 crash.py
+        import torch, torch.distributed as dist
+        dist.init_process_group("gloo")
+        if dist.get_rank() == 2:
+            raise RuntimeError("rank two found a bad batch")
+        dist.barrier()
+        dist.all_reduce(torch.ones(1))
+    '''})
+    assert "rank 2 failed first with exit code 1" in message
+    assert "rank 2 raised RuntimeError: rank two found a bad batch" in message
+    assert seconds < 40
+
+
+def test_a_rank_killed_by_a_signal_is_named_with_the_signal(project):
+    engine, [block], message, _ = build(project, '''
+        ```python
+        --8<-- "abort.py"
+        ```
+    ''', {"abort.py": '''
+        #| run: torchrun --standalone --nproc-per-node=2 abort.py
+        import os
+        import torch.distributed as dist
+        dist.init_process_group("gloo")
+        if dist.get_rank() == 1:
+            os.abort()
+        dist.barrier()
+    '''})
+    assert "rank 1 failed first with exit code -6 (SIGABRT)" in message
+
+
+def test_endless_output_is_stopped_and_memory_stays_bounded(project):
+    engine, [block], message, seconds = build(project, '''
+        ```python timeout="60"
+        while True:
+            print("spam " * 20)
+        ```
+    ''', {})
+    assert "hard output limit" in message
+    assert seconds < 30
+
+
+def test_large_output_is_capped_with_a_visible_note(project):
+    project.page("big.md", '''
+```python
+for i in range(40000):
+    print(f"line {i:05d} " + "x" * 20)
+```
+''')
+    engine = project.engine()
+    [block] = engine.collect()
+    engine.run([block])
+    result = engine.result_for(block)
+    assert result.dropped_bytes > 0
+    assert sum(len(line.text) + 1 for line in result.lines) <= STORE_LIMIT
+    from dpguide.render import output_tabs
+    assert any("Output truncated" in line for line in output_tabs(result))
+
+
+def test_eight_torchrun_blocks_at_once_do_not_clash_or_cross_talk(project):
+    fences = "\n".join(f'```python\n--8<-- "job{i}.py"\n```\n' for i in range(8))
+    snippets = {f"job{i}.py": f'''
+        #| run: torchrun --standalone --nproc-per-node=2 job{i}.py
+        import torch, torch.distributed as dist
+        dist.init_process_group("gloo")
+        value = torch.tensor([{i}.0 + dist.get_rank()])
+        dist.all_reduce(value)
+        print("job {i}", dist.get_world_size(), value.item())
+        dist.destroy_process_group()
+    ''' for i in range(8)}
+    for name, code in snippets.items():
+        project.snippet(name, code)
+    project.page("many.md", fences)
+    engine = project.engine(slots=16)
+    blocks = engine.collect()
+    engine.run(blocks)
+    for i, block in enumerate(blocks):
+        result = engine.result_for(block)
+        expected = f"job {i} 2 {2 * i + 1.0}"
+        assert result.text("rank 0", "stdout") == expected
+        assert result.text("rank 1", "stdout") == expected
+
+
+def test_corrupt_truncated_or_edited_cache_entries_are_rerun_not_trusted(project):
+    project.page("c.md", '```python\nprint("real output")\n```\n')
+    engine = project.engine()
+    [block] = engine.collect()
+    engine.run([block])
+    path = engine.cache.path_for(block.key)
+    original = path.read_text()
+    reports = []
+    for damage in ("edit", "truncate", "garbage"):
+        if damage == "edit":
+            path.write_text(original.replace('"real output"', '"fake output"'))
+        elif damage == "truncate":
+            path.write_text(original[: len(original) // 2])
+        else:
+            path.write_text("not json at all")
+        fresh = project.engine(log=reports.append)
+        fresh.run(fresh.collect())
+        assert fresh.stats[0].source == "run"                   # re-run, not trusted
+        assert fresh.result_for(block).text() == "real output"
+        assert json.loads(path.read_text())["digest"]          # a complete entry again
+    assert len([r for r in reports if "is corrupt" in r]) == 3
+    assert len(list((project.root / "cache" / "corrupt").iterdir())) >= 1

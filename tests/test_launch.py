@@ -1,0 +1,167 @@
+"""Real runs through the launcher: python (forked and fresh) and torchrun, outputs and exit statuses."""
+
+from __future__ import annotations
+
+import pytest
+
+from dpguide.engine import check_outcome
+from dpguide.errors import BlockFailed
+
+pytestmark = pytest.mark.usefixtures("clean_process_table")
+
+
+def run_page(project, text: str, snippets: dict[str, str] = {}):
+    for name, code in snippets.items():
+        project.snippet(name, code)
+    project.page("p.md", text)
+    engine = project.engine()
+    blocks = engine.collect()
+    try:
+        engine.run(blocks)
+    except BlockFailed:
+        pass
+    return engine, blocks
+
+
+def test_python_block_prints_stdout_and_stderr_in_order(project):
+    engine, [block] = run_page(project, '''
+        ```python
+        import sys
+        print("one")
+        print("two", file=sys.stderr)
+        print("three")
+        ```
+    ''')
+    result = engine.result_for(block)
+    assert [(line.stream, line.text) for line in result.lines] == [
+        ("stdout", "one"), ("stderr", "two"), ("stdout", "three")]
+    assert result.returncode == 0
+
+
+def test_forked_block_sees_a_clean_main_module_and_its_own_argv(project):
+    engine, [block] = run_page(project, '''
+        ```python
+        import sys, os
+        print(__name__, os.path.basename(sys.argv[0]), os.path.basename(__file__))
+        print("torch" in sys.modules)
+        ```
+    ''')
+    lines = engine.result_for(block).text().splitlines()
+    assert lines[0] == "__main__ block.py block.py"
+
+
+def test_exit_zero_with_stderr_is_a_success_and_its_stderr_is_kept(project):
+    engine, [block] = run_page(project, '''
+        ```python
+        import sys
+        print("a warning, but no failure", file=sys.stderr)
+        ```
+    ''')
+    result = engine.result_for(block)
+    assert result.succeeded and result.text(stream="stderr") == "a warning, but no failure"
+
+
+def test_nonzero_exit_with_no_output_is_reported_truthfully(project):
+    engine, [block] = run_page(project, '''
+        ```python
+        raise SystemExit(3)
+        ```
+    ''')
+    message = engine.failures[block.key]
+    assert "p.md:1" in message and "exit status 3" in message and "it printed nothing" in message
+
+
+def test_fresh_interpreter_matches_forked_output(project):
+    code = 'import torch\nprint(torch.tensor([1.0, 2.0]).sum().item())'
+    engine, blocks = run_page(project, f"```python\n{code}\n```\n\n```python fresh=\"true\"\n{code}\n```\n")
+    forked, fresh = (engine.result_for(b) for b in blocks)
+    assert forked.text() == fresh.text() == "3.0"
+    assert fresh.command[0] == "python" and "forked" in " ".join(forked.command)
+
+
+def test_torchrun_block_captures_each_rank_separately(project):
+    engine, [block] = run_page(project, '''
+        ```python
+        --8<-- "hello.py"
+        ```
+    ''', {"hello.py": '''
+        #| run: torchrun --standalone --nproc-per-node=2 hello.py
+        import sys
+        import torch.distributed as dist
+        dist.init_process_group("gloo")
+        rank = dist.get_rank()
+        print(f"hello from rank {rank}")
+        print(f"stderr of rank {rank}", file=sys.stderr)
+        dist.destroy_process_group()
+    '''})
+    result = engine.result_for(block)
+    assert result.sources()[:2] == ["rank 0", "rank 1"]
+    for rank in (0, 1):
+        assert result.text(f"rank {rank}", "stdout") == f"hello from rank {rank}"
+        assert result.text(f"rank {rank}", "stderr") == f"stderr of rank {rank}"
+    assert block.reader_command == "torchrun --standalone --nproc-per-node=2 hello.py"
+
+
+def test_expected_failure_names_the_rank_that_raised(project):
+    engine, [block] = run_page(project, '''
+        ```python expect="fail" raises="ValueError"
+        --8<-- "boom.py"
+        ```
+    ''', {"boom.py": '''
+        #| run: torchrun --standalone --nproc-per-node=2 boom.py
+        import torch, torch.distributed as dist
+        dist.init_process_group("gloo")
+        if dist.get_rank() == 1:
+            raise ValueError("rank one gives up")
+        dist.all_reduce(torch.ones(1))
+    '''})
+    result = engine.result_for(block)
+    assert result is not None, engine.failures
+    assert result.root_cause()["rank"] == 1
+    assert ("rank 1", "ValueError", "rank one gives up") in result.exceptions()
+
+
+def test_expected_failure_that_succeeds_fails_the_build(project):
+    engine, [block] = run_page(project, '''
+        ```python expect="fail"
+        print("all fine")
+        ```
+    ''')
+    assert 'marked expect="fail" but it succeeded' in engine.failures[block.key]
+
+
+def test_expected_failure_with_the_wrong_exception_fails(project):
+    engine, [block] = run_page(project, '''
+        ```python expect="fail" raises="KeyError"
+        raise ValueError("not a key error")
+        ```
+    ''')
+    assert "expected to raise KeyError but raised ValueError" in engine.failures[block.key]
+
+
+def test_block_runs_in_scratch_directory_and_writes_nothing_into_the_project(project):
+    project.page("data.md", "")
+    engine, [block] = run_page(project, '''
+        ```python
+        import os, pathlib
+        pathlib.Path("out.txt").write_text("x")
+        os.chdir("..")
+        pathlib.Path("up.txt").write_text("y")
+        print(pathlib.Path(__file__).parent.name != "docs")
+        ```
+    ''')
+    assert engine.result_for(block).text() == "True"
+    written = {p.name for p in project.docs.rglob("*")} | {p.name for p in project.root.glob("*")}
+    assert "out.txt" not in written and "up.txt" not in written
+
+
+def test_shell_distributed_variables_do_not_leak_into_blocks(project, monkeypatch):
+    monkeypatch.setenv("MASTER_PORT", "1")
+    monkeypatch.setenv("RANK", "7")
+    engine, [block] = run_page(project, '''
+        ```python
+        import os
+        print(os.environ.get("RANK"), os.environ.get("MASTER_PORT"), os.environ["OMP_NUM_THREADS"])
+        ```
+    ''')
+    assert engine.result_for(block).text() == "None None 1"

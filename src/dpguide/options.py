@@ -201,6 +201,9 @@ def options_from_command(command: str, where: tuple[str, int]) -> dict[str, str]
     for word in words[1:-1]:
         flag, _, value = word.partition("=")
         flag = flag.replace("_", "-")
+        if flag in ("--nproc-per-node", "--nnodes", "--max-restarts") and not value:
+            raise_error(where, f"run command flag {word!r} has no value",
+                        f"write it with '=', e.g. {flag}=2")
         if flag == "--standalone":
             continue
         if flag == "--nproc-per-node":

@@ -42,15 +42,18 @@ def read_snippet(snippets_dir: Path, relpath: str) -> SnippetFile:
     text = path.read_text(encoding="utf-8")
     where_name = f"docs/snippets/{relpath}"
     header: dict[str, str] = {}
+    in_header = True
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.startswith("#|"):
-            if line.strip() and not line.startswith("#"):
-                break
+            in_header = False
             continue
         match = _HEADER.match(line)
         if not match:
             raise_error((where_name, number), f"malformed snippet header line {line!r}",
                         "write header lines as '#| key: value', e.g. '#| run: python example.py'")
+        if not in_header:
+            raise_error((where_name, number), "snippet header lines ('#| ...') must come first in the file",
+                        "move this line to the top, above the docstring and the code")
         key, value = match[1], match[2]
         if key == "run":
             attrs = options_from_command(value, (where_name, number))

@@ -1,0 +1,56 @@
+"""A minimal MkDocs site in a temporary directory that uses the project's hook (for build tests)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from conftest import ROOT
+
+CONFIG = """
+site_name: test site
+strict: true
+theme:
+  name: material
+  font: false
+hooks:
+  - {hook}
+markdown_extensions:
+  - admonition
+  - attr_list
+  - md_in_html
+  - pymdownx.superfences
+  - pymdownx.tabbed:
+      alternate_style: true
+  - pymdownx.emoji:
+      emoji_index: !!python/name:material.extensions.emoji.twemoji
+      emoji_generator: !!python/name:material.extensions.emoji.to_svg
+  - pymdownx.snippets:
+      base_path: [docs/snippets]
+      check_paths: true
+"""
+
+
+def make_site(root: Path, pages: dict[str, str], snippets: dict[str, str] = {}) -> Path:
+    (root / "docs" / "snippets").mkdir(parents=True, exist_ok=True)
+    (root / "mkdocs.yml").write_text(CONFIG.format(hook=ROOT / "hooks" / "execute.py"))
+    for name, text in pages.items():
+        (root / "docs" / name).write_text(textwrap.dedent(text).lstrip("\n"))
+    for name, text in snippets.items():
+        path = root / "docs" / "snippets" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+    return root
+
+
+def mkdocs_command(root: Path) -> list[str]:
+    return [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(root / "mkdocs.yml"),
+            "-d", str(root / "site")]
+
+
+def build(root: Path, timeout: float = 300) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    return subprocess.run(mkdocs_command(root), capture_output=True, text=True, timeout=timeout, env=env, cwd=root)

@@ -1,0 +1,70 @@
+"""Authoring mistakes end with file:line, the problem and the fix, never a deep traceback."""
+
+from __future__ import annotations
+
+import pytest
+
+from dpguide.errors import GuideError
+
+
+def collect_error(project, page: str, snippets: dict[str, str] = {}) -> str:
+    for name, code in snippets.items():
+        project.snippet(name, code)
+    project.page("lesson.md", page)
+    with pytest.raises(GuideError) as info:
+        project.engine().collect()
+    return str(info.value)
+
+
+def test_unknown_option_names_the_line_and_suggests_the_right_one(project):
+    message = collect_error(project, 'Text.\n\n```python nprocs="2"\nprint(1)\n```\n')
+    assert message.startswith("lesson.md:3: unknown block option 'nprocs'")
+    assert "did you mean 'nproc'?" in message
+
+
+def test_missing_include_names_the_include_line(project):
+    message = collect_error(project, '```python\n--8<-- "nowhere/missing.py"\n```\n')
+    assert message.startswith("lesson.md:2: included snippet 'nowhere/missing.py' does not exist")
+    assert "fix: create docs/snippets/nowhere/missing.py" in message
+
+
+def test_missing_section_lists_the_sections_there(project):
+    message = collect_error(project, '```python\n--8<-- "a.py:nope"\n```\n',
+                            {"a.py": "# --8<-- [start:real]\nprint(1)\n# --8<-- [end:real]\n"})
+    assert "lesson.md:2: snippet 'a.py' has no section 'nope'" in message and "sections there: real" in message
+
+
+def test_torchrun_without_rank_count(project):
+    message = collect_error(project, '```python launch="torchrun"\nprint(1)\n```\n')
+    assert message.startswith("lesson.md:1: a torchrun block needs a rank count")
+    assert 'nproc="2"' in message
+
+
+def test_malformed_snippet_header_names_the_snippet_line(project):
+    message = collect_error(project, '```python\n--8<-- "bad.py"\n```\n',
+                            {"bad.py": '"""Doc."""\n#| run torchrun\nprint(1)\n'})
+    assert message.startswith("docs/snippets/bad.py:2: malformed snippet header line")
+    assert "'#| key: value'" in message
+
+
+def test_header_command_must_name_the_file_itself(project):
+    message = collect_error(project, '```python\n--8<-- "x.py"\n```\n',
+                            {"x.py": "#| run: torchrun --standalone --nproc-per-node=2 y.py\nprint(1)\n"})
+    assert "docs/snippets/x.py:1: the run command names 'y.py' but the file is 'x.py'" in message
+
+
+def test_unsupported_torchrun_flag_in_header(project):
+    message = collect_error(project, '```python\n--8<-- "x.py"\n```\n',
+                            {"x.py": "#| run: torchrun --nproc-per-node 2 x.py\nprint(1)\n"})
+    assert "docs/snippets/x.py:1: run command flag '--nproc-per-node' has no value" in message
+
+
+def test_unclosed_fence_and_unreadable_options(project):
+    assert "lesson.md:1: this code fence is never closed" in collect_error(project, "```python\nprint(1)\n")
+    message = collect_error(project, '```python launch=torchrun nproc="2" oops\nx\n```\n')
+    assert "lesson.md:1: cannot read the fence options 'oops'" in message
+
+
+def test_skip_needs_a_reason_and_every_error_is_reported_at_once(project):
+    message = collect_error(project, '```python skip=""\nx\n```\n\n```python timeout="-1"\nx\n```\n')
+    assert "lesson.md:1: skip needs a reason" in message and "lesson.md:5: timeout='-1'" in message

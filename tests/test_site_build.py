@@ -1,0 +1,100 @@
+"""Real `mkdocs build --strict` runs: the project's site, a failing block, an interrupted build."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import ROOT, leftover_processes
+from minisite import build, make_site, mkdocs_command
+from dpguide.cache import RunCache
+
+pytestmark = pytest.mark.usefixtures("clean_process_table")
+
+
+@pytest.fixture(scope="module")
+def built_site(tmp_path_factory):
+    out = tmp_path_factory.mktemp("site")
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    done = subprocess.run([os.sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=1200, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return out
+
+
+def test_project_site_shows_rank_tabs_command_and_download(built_site):
+    html = (built_site / "learn" / "ddp" / "index.html").read_text()
+    for label in ("rank 0", "rank 1", "rank 3", "all ranks, in arrival order"):
+        assert f">{label}</label>" in html
+    assert "torchrun --standalone --nproc-per-node=2 output_shape.py" in html
+    assert 'download="output_shape.py"' in html
+    assert (built_site / "snippets" / "ddp" / "output_shape.py").is_file()
+
+
+def test_a_failing_block_fails_the_strict_build_with_its_location(tmp_path):
+    site = make_site(tmp_path, {"index.md": """
+        # Page
+
+        ```python
+        print("before")
+        raise RuntimeError("this lesson is broken")
+        ```
+    """})
+    done = build(site)
+    assert done.returncode != 0
+    assert "index.md:3: block failed" in done.stderr
+    assert "python raised RuntimeError: this lesson is broken" in done.stderr
+    assert "command: python block.py" in done.stderr and "[python] before" in done.stderr
+
+
+def test_an_authoring_mistake_fails_the_build_with_file_line(tmp_path):
+    site = make_site(tmp_path, {"index.md": '# P\n\n```python\n--8<-- "gone.py"\n```\n'})
+    done = build(site)
+    assert done.returncode != 0 and "index.md:4: included snippet 'gone.py' does not exist" in done.stderr
+
+
+def test_interrupted_build_kills_everything_and_keeps_only_complete_entries(tmp_path):
+    site = make_site(tmp_path, {"index.md": """
+        # P
+
+        ```python
+        print("quick")
+        ```
+
+        ```python
+        import time
+        time.sleep(120)
+        ```
+
+        ```python
+        --8<-- "slow.py"
+        ```
+    """}, {"slow.py": """
+        #| run: torchrun --standalone --nproc-per-node=2 slow.py
+        import time
+        time.sleep(120)
+    """})
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DPGUIDE_JOBS": "4"}
+    proc = subprocess.Popen(mkdocs_command(site), cwd=site, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    cache = RunCache(site / ".cache" / "dpguide")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not list((site / ".cache" / "dpguide" / "runs").glob("*.json")):
+        time.sleep(0.1)
+    time.sleep(4)  # the torchrun workers are up by now
+    proc.send_signal(signal.SIGTERM)
+    started = time.monotonic()
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode != 0
+    assert time.monotonic() - started < 15
+    assert "build interrupted" in stderr
+    entries = list((site / ".cache" / "dpguide" / "runs").glob("*.json"))
+    assert len(entries) == 1
+    for entry in entries:
+        assert cache.load(json.loads(entry.read_text())["key"]) is not None   # complete and valid
+    assert not leftover_processes()

@@ -30,13 +30,16 @@ def on_config(config):
     return config
 
 
-def on_pre_build(config):
+def on_files(files, config):
     if _build is None:
-        return
+        return files
+    pages = {f.src_uri: Path(f.abs_src_path).read_text(encoding="utf-8")
+             for f in files.documentation_pages() if f.src_uri.endswith(".md")}
     try:
-        _build.execute()
+        _build.execute(pages)
     except GuideError as exc:
         raise PluginError(str(exc)) from None
+    return files
 
 
 def on_page_markdown(markdown, page, config, files):

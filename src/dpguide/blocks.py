@@ -110,7 +110,8 @@ def collect_site(docs_dir: Path, environment: dict, pages: dict[str, str] | None
     snippets_dir = docs_dir / "snippets"
     if pages is None:
         pages = {p.relative_to(docs_dir).as_posix(): p.read_text(encoding="utf-8")
-                 for p in sorted(docs_dir.rglob("*.md")) if "snippets" not in p.relative_to(docs_dir).parts}
+                 for p in sorted(docs_dir.rglob("*.md"))
+                 if not any(part == "snippets" or part.startswith("_") for part in p.relative_to(docs_dir).parts)}
     blocks, errors = [], []
     for page, text in pages.items():
         try:

@@ -110,7 +110,8 @@ class RunResult:
             parts.append(f"rank {cause['rank']} failed first with exit code {cause['exitcode']}{sig}")
         elif self.returncode and self.returncode < 0:
             parts.append(f"killed by {signal_name(self.returncode)}")
-        for source, kind, message in self.exceptions():
+        first = f"rank {cause['rank']}" if cause else None
+        for source, kind, message in sorted(self.exceptions(), key=lambda item: item[0] != first):
             parts.append(f"{source} raised {kind}: {message}".rstrip(": "))
         parts.append(f"exit status {self.returncode}")
         if not self.lines:

@@ -76,7 +76,10 @@ def record_all(root: Path, only: str | None = None, check: bool = False, out=pri
             status = 1
             continue
         previous = records.state(block)
-        if check and previous.status == "recorded" and _comparable(previous.result) != _comparable(result):
+        if previous.status == "recorded" and _comparable(previous.result) == _comparable(result):
+            rows.append((block.identity, "unchanged", f"same output as {previous.path.name}; record kept"))
+            continue
+        if check and previous.status == "recorded":
             rows.append((block.identity, "DRIFT", f"output differs from {previous.path.name}"))
             status = 1
             continue

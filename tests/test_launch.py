@@ -165,3 +165,24 @@ def test_shell_distributed_variables_do_not_leak_into_blocks(project, monkeypatc
         ```
     ''')
     assert engine.result_for(block).text() == "None None 1"
+
+
+def test_two_torchrun_agents_on_one_host_form_one_four_rank_group(project):
+    engine, [block] = run_page(project, '''
+        ```python
+        --8<-- "nodes.py"
+        ```
+    ''', {"nodes.py": '''
+        #| run: torchrun --nnodes=2 --nproc-per-node=2 nodes.py
+        import torch.distributed as dist
+        dist.init_process_group("gloo")
+        print("world", dist.get_world_size())
+        dist.barrier()
+        dist.destroy_process_group()
+    '''})
+    result = engine.result_for(block)
+    assert result is not None, engine.failures
+    assert [s for s in result.sources() if s != "torchrun"] == [
+        "node 0 rank 0", "node 0 rank 1", "node 1 rank 0", "node 1 rank 1"]
+    assert all(result.text(s, "stdout") == "world 4" for s in result.sources() if s != "torchrun")
+    assert "--rdzv-endpoint=<host>:29400" in block.reader_command

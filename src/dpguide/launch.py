@@ -83,7 +83,7 @@ def torchrun_argv(options: BlockOptions, script_name: str, log_dir: Path, node: 
     if options.nnodes == 1:
         argv.append("--standalone")
     else:
-        argv += [f"--nnodes={options.nnodes}", f"--node-rank={node}", "--rdzv-backend=c10d",
+        argv += [f"--nnodes={options.nnodes}", "--rdzv-backend=c10d",
                  f"--rdzv-endpoint=127.0.0.1:{port}", f"--rdzv-id=dpguide-{port}"]
     argv += [f"--nproc-per-node={options.nproc}", f"--log-dir={log_dir}", "--redirects=3"]
     if options.max_restarts:

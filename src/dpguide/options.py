@@ -79,8 +79,7 @@ class BlockOptions:
         if self.nnodes == 1:
             parts.append("--standalone")
         else:
-            parts += [f"--nnodes={self.nnodes}", "--node-rank=<0..%d>" % (self.nnodes - 1),
-                      "--rdzv-backend=c10d", "--rdzv-endpoint=<host>:29400"]
+            parts += [f"--nnodes={self.nnodes}", "--rdzv-backend=c10d", "--rdzv-endpoint=<host>:29400"]
         parts.append(f"--nproc-per-node={self.nproc}")
         if self.max_restarts:
             parts.append(f"--max-restarts={self.max_restarts}")

@@ -46,9 +46,23 @@ def on_page_markdown(markdown, page, config, files):
     if _build is None:
         return markdown
     try:
-        return _build.render_page(page.file.src_uri, markdown)
+        return _build.render_page(page.file.src_uri, markdown, link_for=_link_resolver(page, files))
     except GuideError as exc:
         raise PluginError(str(exc)) from None
+
+
+def _link_resolver(page, files):
+    """Turn a docs-relative page path (``learn/ddp.md``) into a URL relative to ``page``; fail if missing."""
+    from mkdocs.utils import get_relative_url
+
+    def link_for(target: str) -> str:
+        path, _, anchor = target.partition("#")
+        file = files.get_file_from_path(path)
+        if file is None:
+            raise GuideError(f"{page.file.src_uri}: a card links to {target!r}, which is not a page of the site")
+        return get_relative_url(file.url, page.url) + (f"#{anchor}" if anchor else "")
+
+    return link_for
 
 
 def on_build_error(error):

@@ -25,6 +25,7 @@ class Block:
     snippet: SnippetFile | None
     deps: dict[str, str] = field(default_factory=dict)
     key: str = ""
+    role: tuple = ()                 # (question id, "answer" | "option-N") for runs behind a quiz
 
     @property
     def page(self) -> str:
@@ -37,11 +38,15 @@ class Block:
     @property
     def label(self) -> str:
         where = f"{self.page}:{self.line}"
+        if self.role:
+            return f"{where} (question {self.role[0]}, {self.role[1]})"
         return f"{where} ({self.snippet.display_path})" if self.snippet else where
 
     @property
     def identity(self) -> str:
         """Stable name across edits of the code (used for GPU records and timings)."""
+        if self.role:
+            return f"quiz-{self.role[0]}-{self.role[1]}"
         if self.snippet:
             opts = self.options
             return f"{self.snippet.relpath}@{opts.launch}" + (f"-{opts.nproc}x{opts.nnodes}" if opts.nproc else "")
@@ -101,21 +106,25 @@ def resolve(fenced: FencedBlock, snippets_dir: Path, environment: dict) -> Block
     return block
 
 
-def collect_page(page: str, text: str, snippets_dir: Path, environment: dict) -> list[Block]:
-    return [resolve(fenced, snippets_dir, environment) for fenced in find_blocks(page, text)]
+def collect_site(docs_dir: Path, environment: dict, pages: dict[str, str] | None = None):
+    """Every block of every Markdown page, plus the questions and flashcard decks.
 
+    Authoring errors are gathered, not stopped at the first. Returns
+    (blocks, errors, questions, decks); blocks include the runs behind quiz answer keys.
+    """
+    from .quiz import parse_page, quiz_fenced_blocks
 
-def collect_site(docs_dir: Path, environment: dict, pages: dict[str, str] | None = None) -> tuple[list[Block], list[AuthoringError]]:
-    """Every block of every Markdown page; authoring errors are gathered, not stopped at the first."""
     snippets_dir = docs_dir / "snippets"
     if pages is None:
         pages = {p.relative_to(docs_dir).as_posix(): p.read_text(encoding="utf-8")
                  for p in sorted(docs_dir.rglob("*.md"))
                  if not any(part == "snippets" or part.startswith("_") for part in p.relative_to(docs_dir).parts)}
-    blocks, errors = [], []
+    blocks, errors, questions, decks = [], [], [], []
+    seen_ids: dict[str, str] = {}
     for page, text in pages.items():
         try:
             fenced_blocks = find_blocks(page, text)
+            page_questions, page_decks, _ = parse_page(page, text)
         except AuthoringError as exc:
             errors.append(exc)
             continue
@@ -124,4 +133,21 @@ def collect_site(docs_dir: Path, environment: dict, pages: dict[str, str] | None
                 blocks.append(resolve(fenced, snippets_dir, environment))
             except AuthoringError as exc:
                 errors.append(exc)
-    return blocks, errors
+        for item in [*page_questions, *page_decks]:
+            where = f"{item.page}:{item.line}"
+            if item.id in seen_ids:
+                errors.append(AuthoringError(item.page, item.line, f"id {item.id!r} is already used at {seen_ids[item.id]}",
+                                             "give every question and deck a unique id"))
+            seen_ids.setdefault(item.id, where)
+        for question in page_questions:
+            for role, fenced in quiz_fenced_blocks(question):
+                try:
+                    block = resolve(fenced, snippets_dir, environment)
+                except AuthoringError as exc:
+                    errors.append(exc)
+                    continue
+                block.role = (question.id, role)
+                blocks.append(block)
+        questions += page_questions
+        decks += page_decks
+    return blocks, errors, questions, decks

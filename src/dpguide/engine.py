@@ -82,12 +82,14 @@ class Engine:
         self.block_env = block_environment()
         self.live = LiveJobs()
         self.results: dict[str, RunResult] = {}
-        self.failures: dict[str, str] = {}   # key -> why the block failed, for this build
+        self.failures: dict[str, str] = {}
+        self.questions: list = []
+        self.decks: list = []   # key -> why the block failed, for this build
         self.stats: list[BlockStat] = []
 
     # ------------------------------------------------------------------ collecting
     def collect(self, pages: dict[str, str] | None = None) -> list[Block]:
-        blocks, errors = collect_site(self.docs_dir, self.environment, pages)
+        blocks, errors, self.questions, self.decks = collect_site(self.docs_dir, self.environment, pages)
         if errors:
             raise GuideError("\n".join(str(e) for e in errors))
         return blocks

@@ -1,0 +1,326 @@
+/* Practice questions and flashcards: progressive enhancement of the static HTML the build renders.
+ * All authored text is inserted with textContent (never innerHTML), so it cannot inject markup.
+ * Progress lives in localStorage per page (set) and survives reloads and instant navigation. */
+(function () {
+  "use strict";
+
+  var STORE = "dpguide:v1:";
+
+  function load(key, fallback) {
+    try { var v = localStorage.getItem(STORE + key); return v ? JSON.parse(v) : fallback; }
+    catch (e) { return fallback; }
+  }
+  function save(key, value) {
+    try { localStorage.setItem(STORE + key, JSON.stringify(value)); } catch (e) { /* storage full or off */ }
+  }
+  function el(tag, attrs, text) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      if (k === "class") node.className = attrs[k]; else node.setAttribute(k, attrs[k]);
+    });
+    if (text !== undefined && text !== null) node.textContent = text;
+    return node;
+  }
+  /* authored text may hold `code` spans: build them as nodes, never as HTML */
+  function richText(node, text) {
+    String(text).split(/(`[^`]+`)/).forEach(function (part) {
+      if (part.length > 2 && part[0] === "`" && part[part.length - 1] === "`") {
+        node.appendChild(el("code", {}, part.slice(1, -1)));
+      } else if (part) {
+        node.appendChild(document.createTextNode(part));
+      }
+    });
+    return node;
+  }
+  function setKey() { return "set:" + location.pathname; }
+
+  /* ------------------------------------------------------------------ progress per set */
+  function progress() { return load(setKey(), {}); }
+  function record(id, state) { var p = progress(); p[id] = state; save(setKey(), p); updateScore(); }
+
+  function updateScore() {
+    var box = document.querySelector(".dpg-set-score");
+    if (!box) return;
+    var quizzes = document.querySelectorAll(".dpg-quiz");
+    var p = progress(), answered = 0, right = 0;
+    quizzes.forEach(function (q) {
+      var s = p[q.dataset.quizId];
+      if (s && s.done) { answered += 1; if (s.correct) right += 1; }
+    });
+    box.querySelector(".dpg-score-text").textContent =
+      "Progress: " + answered + " of " + quizzes.length + " answered, " + right + " right.";
+  }
+
+  function scoreBar(container) {
+    if (container.querySelector(".dpg-set-score")) return;
+    var first = container.querySelector(".dpg-quiz");
+    if (!first) return;
+    var bar = el("div", { "class": "dpg-set-score", "role": "status" });
+    bar.appendChild(el("span", { "class": "dpg-score-text" }));
+    var reset = el("button", { "type": "button", "class": "md-button dpg-reset" }, "Reset progress");
+    reset.addEventListener("click", function () {
+      save(setKey(), {});
+      document.querySelectorAll(".dpg-quiz").forEach(function (q) { q.dataset.init = ""; q.querySelector(".dpg-quiz-widget").textContent = ""; });
+      init();
+    });
+    bar.appendChild(reset);
+    first.parentNode.insertBefore(bar, first);
+  }
+
+  function feedback(widget) {
+    var node = widget.querySelector(".dpg-feedback");
+    if (!node) { node = el("div", { "class": "dpg-feedback", "aria-live": "polite" }); widget.appendChild(node); }
+    return node;
+  }
+  function say(node, kind, lines) {
+    node.textContent = "";
+    node.className = "dpg-feedback dpg-feedback-" + kind;
+    lines.forEach(function (line) { if (line) node.appendChild(richText(el("p"), line)); });
+  }
+
+  /* ------------------------------------------------------------------ multiple choice */
+  function initChoice(quiz, data, widget) {
+    var state = progress()[data.id] || { attempts: 0 };
+    var group = el("div", { "role": "radiogroup", "aria-label": "Options", "class": "dpg-choices" });
+    var chosen = null;
+    var buttons = data.options.map(function (option, index) {
+      var b = el("button", { "type": "button", "class": "dpg-choice", "role": "radio", "aria-checked": "false",
+                             "data-index": String(index) });
+      b.appendChild(el("span", { "class": "dpg-letter" }, "ABCDEFGHIJ"[index] + "."));
+      richText(b, " " + option.text);
+      b.addEventListener("click", function () {
+        chosen = index;
+        buttons.forEach(function (o) { o.setAttribute("aria-checked", o === b ? "true" : "false"); });
+      });
+      group.appendChild(b);
+      return b;
+    });
+    widget.appendChild(group);
+    var check = el("button", { "type": "button", "class": "md-button md-button--primary dpg-check" }, "Check answer");
+    widget.appendChild(check);
+    var fb = feedback(widget);
+    function finish(correct) {
+      buttons.forEach(function (b) { b.disabled = true; });
+      check.disabled = true;
+      quiz.classList.add(correct ? "dpg-solved" : "dpg-failed");
+    }
+    check.addEventListener("click", function () {
+      if (chosen === null) { say(fb, "info", ["Choose an option first."]); return; }
+      var option = data.options[chosen];
+      state.attempts += 1;
+      if (option.correct) {
+        say(fb, "right", ["Right. Open the solution below for the steps and the run that proves it."]);
+        state.done = true; state.correct = state.attempts === 1; record(data.id, state); finish(true);
+      } else {
+        var lines = ["Not quite: " + option.why];
+        if (option.error) lines.push("Running that code really fails with: `" + option.error + "`");
+        if (state.attempts >= 1) lines.push("Hint: " + data.hint);
+        say(fb, "wrong", lines);
+        buttons[chosen].classList.add("dpg-wrong");
+        record(data.id, state);
+      }
+    });
+    if (state.done) {
+      var right = data.options.findIndex(function (o) { return o.correct; });
+      buttons[right].setAttribute("aria-checked", "true");
+      say(fb, "right", ["Answered" + (state.correct ? " right the first time." : ".")]);
+      finish(state.correct);
+    }
+  }
+
+  /* ------------------------------------------------------------------ fill in the blanks */
+  function initFill(quiz, data, widget) {
+    var state = progress()[data.id] || { attempts: 0 };
+    var code = quiz.querySelector(".dpg-quiz-code code");
+    var filled = {}, selectedChip = null, selectedSlot = null;
+    var slots = [];
+    code.querySelectorAll(".dpg-blank").forEach(function (span) {
+      var n = span.dataset.blank;
+      var slot = el("button", { "type": "button", "class": "dpg-slot", "data-blank": n,
+                                "aria-label": "Blank " + n + ", empty" }, "[" + n + "]");
+      span.replaceWith(slot);
+      slots.push(slot);
+    });
+    var bank = el("div", { "class": "dpg-bank", "role": "group", "aria-label": "Options to place in the blanks" });
+    var chips = data.bank.map(function (text) {
+      var chip = el("button", { "type": "button", "class": "dpg-chip", "draggable": "true", "aria-pressed": "false" }, text);
+      chip.addEventListener("click", function () {
+        if (selectedSlot) { place(selectedSlot, text); selectedSlot = null; return; }
+        selectedChip = selectedChip === chip ? null : chip;
+        chips.forEach(function (c) { c.setAttribute("aria-pressed", c === selectedChip ? "true" : "false"); });
+      });
+      chip.addEventListener("dragstart", function (ev) { ev.dataTransfer.setData("text/plain", text); });
+      bank.appendChild(chip);
+      return chip;
+    });
+    function place(slot, text) {
+      var n = slot.dataset.blank;
+      filled[n] = text;
+      slot.textContent = text;
+      slot.classList.add("dpg-filled");
+      slot.classList.remove("dpg-wrong", "dpg-selected");
+      slot.setAttribute("aria-label", "Blank " + n + ": " + text);
+      selectedChip = null;
+      chips.forEach(function (c) { c.setAttribute("aria-pressed", "false"); });
+    }
+    slots.forEach(function (slot) {
+      slot.addEventListener("click", function () {
+        if (selectedChip) { place(slot, selectedChip.textContent); return; }
+        selectedSlot = selectedSlot === slot ? null : slot;
+        slots.forEach(function (s) { s.classList.toggle("dpg-selected", s === selectedSlot); });
+      });
+      slot.addEventListener("dragover", function (ev) { ev.preventDefault(); });
+      slot.addEventListener("drop", function (ev) { ev.preventDefault(); place(slot, ev.dataTransfer.getData("text/plain")); });
+    });
+    widget.appendChild(el("p", { "class": "dpg-instructions" },
+      "Pick an option, then a blank (or a blank, then an option); you can also drag options onto blanks."));
+    widget.appendChild(bank);
+    var attemptsNode = el("p", { "class": "dpg-attempts" });
+    widget.appendChild(attemptsNode);
+    var check = el("button", { "type": "button", "class": "md-button md-button--primary dpg-check" }, "Check");
+    widget.appendChild(check);
+    var fb = feedback(widget);
+    function showAttempts() { attemptsNode.textContent = "Attempts left: " + Math.max(0, data.attempts - state.attempts); }
+    function finish(correct) {
+      slots.concat(chips).forEach(function (b) { b.disabled = true; });
+      check.disabled = true;
+      quiz.classList.add(correct ? "dpg-solved" : "dpg-failed");
+    }
+    function worked() {
+      slots.forEach(function (slot) { place(slot, data.answers[slot.dataset.blank]); });
+      quiz.querySelector(".dpg-quiz-solution").open = true;
+    }
+    check.addEventListener("click", function () {
+      var wrong = slots.filter(function (s) { return filled[s.dataset.blank] !== data.answers[s.dataset.blank]; });
+      if (slots.some(function (s) { return !filled[s.dataset.blank]; })) {
+        say(fb, "info", ["Fill every blank first."]); return;
+      }
+      state.attempts += 1;
+      if (!wrong.length) {
+        state.done = true; state.correct = true; record(data.id, state);
+        say(fb, "right", ["Right. The solution below shows the completed code really running."]);
+        showAttempts(); finish(true); return;
+      }
+      wrong.forEach(function (s) { s.classList.add("dpg-wrong"); });
+      var names = wrong.map(function (s) { return "[" + s.dataset.blank + "]"; }).join(", ");
+      if (state.attempts >= data.attempts) {
+        state.done = true; state.correct = false; record(data.id, state);
+        say(fb, "wrong", ["Blanks " + names + " were wrong and no attempts are left. The worked answer is filled in and the solution is open below."]);
+        showAttempts(); worked(); finish(false); return;
+      }
+      record(data.id, state);
+      say(fb, "wrong", ["Wrong blank(s): " + names + ".", "Hint: " + data.hint]);
+      showAttempts();
+    });
+    showAttempts();
+    if (state.done) {
+      worked();
+      say(fb, state.correct ? "right" : "wrong", [state.correct ? "Answered right." : "No attempts left; the worked answer is shown."]);
+      finish(state.correct);
+    }
+  }
+
+  /* ------------------------------------------------------------------ flashcards (Leitner boxes) */
+  function initDeck(deck, data, widget) {
+    var key = "deck:" + data.id;
+    var boxes = load(key, {});                        // card index -> box 1..5
+    var order = data.cards.map(function (_, i) { return i; });
+    function box(i) { return boxes[i] || 1; }
+    function sortQueue() { order.sort(function (a, b) { return box(a) - box(b) || a - b; }); }
+    sortQueue();
+    var position = 0, flipped = false;
+    var card = el("button", { "type": "button", "class": "dpg-card", "aria-live": "polite" });
+    var face = el("span", { "class": "dpg-card-face" });
+    var side = el("span", { "class": "dpg-card-side" });
+    card.appendChild(side); card.appendChild(face);
+    var link = el("a", { "class": "dpg-card-link" }, "Read the lesson");
+    var status = el("p", { "class": "dpg-deck-status" });
+    var controls = el("div", { "class": "dpg-deck-controls" });
+    function button(label, cls, fn) {
+      var b = el("button", { "type": "button", "class": "md-button " + cls }, label);
+      b.addEventListener("click", fn); controls.appendChild(b); return b;
+    }
+    function show() {
+      var index = order[position];
+      var c = data.cards[index];
+      face.textContent = "";
+      richText(face, flipped ? c.back : c.front);
+      side.textContent = flipped ? "Back" : "Front";
+      card.setAttribute("aria-label", (flipped ? "Back: " : "Front: ") + (flipped ? c.back : c.front) + ". Press to flip.");
+      if (c.href && flipped) { link.href = c.href; link.hidden = false; } else { link.hidden = true; }
+      var counts = [1, 2, 3, 4, 5].map(function (b) {
+        return "box " + b + ": " + data.cards.filter(function (_, i) { return box(i) === b; }).length;
+      });
+      status.textContent = "Card " + (position + 1) + " of " + order.length + " · this card is in box " + box(index) + " · " + counts.join(", ");
+    }
+    function move(step) { position = (position + step + order.length) % order.length; flipped = false; show(); }
+    function grade(knew) {
+      var index = order[position];
+      boxes[index] = knew ? Math.min(5, box(index) + 1) : 1;
+      save(key, boxes);
+      if (!knew) {                                  // a missed card comes back three cards later
+        order.splice(position, 1);
+        order.splice(Math.min(order.length, position + 3), 0, index);
+        flipped = false; show(); return;
+      }
+      move(1);
+    }
+    card.addEventListener("click", function () { flipped = !flipped; show(); });
+    button("Previous", "dpg-prev", function () { move(-1); });
+    button("Next", "dpg-next", function () { move(1); });
+    button("Again", "dpg-again", function () { grade(false); });
+    button("Knew it", "md-button--primary dpg-knew", function () { grade(true); });
+    button("Shuffle", "dpg-shuffle", function () {
+      for (var i = order.length - 1; i > 0; i--) { var j = Math.floor(Math.random() * (i + 1)); var t = order[i]; order[i] = order[j]; order[j] = t; }
+      position = 0; flipped = false; show();
+    });
+    button("Reset progress", "dpg-deck-reset", function () { boxes = {}; save(key, boxes); sortQueue(); position = 0; flipped = false; show(); });
+    widget.addEventListener("keydown", function (ev) {
+      if (ev.target.tagName === "A") return;
+      if (ev.key === " " && ev.target === card) { return; }   // the card button flips itself on Space
+      if (ev.key === "ArrowRight") { ev.preventDefault(); move(1); }
+      else if (ev.key === "ArrowLeft") { ev.preventDefault(); move(-1); }
+    });
+    widget.appendChild(el("p", { "class": "dpg-instructions" },
+      "Click the card or press Space to flip it; arrow keys go to the next or previous card. " +
+      "\"Again\" brings a card back soon; \"Knew it\" moves it to a later box."));
+    widget.appendChild(card);
+    widget.appendChild(link);
+    widget.appendChild(controls);
+    widget.appendChild(status);
+    deck.querySelector(".dpg-deck-static").hidden = true;
+    show();
+  }
+
+  function readData(node, cls) {
+    var script = node.querySelector("script." + cls);
+    return script ? JSON.parse(script.textContent) : null;
+  }
+
+  function init() {
+    document.querySelectorAll(".dpg-quiz").forEach(function (quiz) {
+      if (quiz.dataset.init === "1") return;
+      quiz.dataset.init = "1";
+      var data = readData(quiz, "dpg-quiz-data");
+      var widget = quiz.querySelector(".dpg-quiz-widget");
+      quiz.classList.add("dpg-enhanced");
+      if (data.type === "choice") initChoice(quiz, data, widget); else initFill(quiz, data, widget);
+    });
+    var article = document.querySelector("article") || document.body;
+    scoreBar(article);
+    updateScore();
+    document.querySelectorAll(".dpg-deck").forEach(function (deck) {
+      if (deck.dataset.init === "1") return;
+      deck.dataset.init = "1";
+      initDeck(deck, readData(deck, "dpg-deck-data"), deck.querySelector(".dpg-deck-widget"));
+    });
+  }
+
+  if (window.document$ && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe(init);              /* Material's instant navigation */
+  } else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", init);
+  } else {
+    init();
+  }
+})();

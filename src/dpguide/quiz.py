@@ -1,0 +1,297 @@
+"""Practice questions and flashcard decks authored as YAML in ``quiz`` / ``flashcards`` fences.
+
+Parsing and validation live here (every mistake is reported with file:line and
+the fix); the runs that prove answer keys are ordinary engine blocks derived
+from the questions (see ``quiz_blocks``), and ``quiz_render`` draws them.
+
+A fill-in-the-blank question writes its blanks as ``[[1]]``, ``[[2]]`` in the
+code; with ``run:`` the code is executed with the right answers filled in. A
+multiple-choice question with ``prints: <source>`` must have its right option
+equal to what that source really printed; an option with its own ``code:`` is
+executed too (it must fail) and its real error is shown as that option's feedback.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import yaml
+
+from .markdown_blocks import FencedBlock
+from .options import options_from_command, raise_error
+
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<lang>quiz|flashcards)[ \t]*$")
+BLANK = re.compile(r"\[\[(\d+)\]\]")
+DIFFICULTIES = ("easy", "medium", "hard")
+
+COMMON = {"id", "type", "difficulty", "prompt", "hint", "mistakes", "code", "run", "device"}
+FIELDS = {
+    "fill-blank": COMMON | {"answers", "bank", "explanation"},
+    "choice": COMMON | {"options", "prints", "solution"},
+}
+OPTION_FIELDS = {"text", "correct", "why", "code"}
+SOLUTION_FIELDS = {"steps", "answer", "check"}
+CARD_FIELDS = {"front", "back", "page"}
+
+
+@dataclass
+class Option:
+    text: str
+    correct: bool
+    why: str
+    code: str | None
+    line: int
+
+
+@dataclass
+class Question:
+    page: str
+    line: int
+    id: str
+    type: str
+    difficulty: str
+    prompt: str
+    hint: str
+    mistakes: list[str]
+    code: str | None
+    run: dict | None            # launch attributes when the code is executed
+    device: str
+    answers: dict[int, str] = field(default_factory=dict)
+    bank: list[str] = field(default_factory=list)
+    explanation: str = ""
+    options: list[Option] = field(default_factory=list)
+    prints: str | None = None
+    solution: dict = field(default_factory=dict)
+
+    @property
+    def where(self) -> tuple[str, int]:
+        return (self.page, self.line)
+
+    def filled_code(self) -> str:
+        return BLANK.sub(lambda m: self.answers[int(m[1])], self.code or "")
+
+
+@dataclass
+class Card:
+    front: str
+    back: str
+    page: str | None
+    line: int
+
+
+@dataclass
+class Deck:
+    page: str
+    line: int
+    id: str
+    title: str
+    cards: list[Card]
+
+
+@dataclass
+class Fence:
+    page: str
+    line: int
+    end_line: int
+    indent: str
+    lang: str
+    body: str
+
+
+def find_fences(page: str, text: str) -> list[Fence]:
+    lines = text.splitlines()
+    found, index = [], 0
+    while index < len(lines):
+        match = _FENCE.match(lines[index])
+        if not match:
+            index += 1
+            continue
+        fence, indent = match["fence"], match["indent"]
+        end = index + 1
+        while end < len(lines) and lines[end].strip() != fence:
+            end += 1
+        if end == len(lines):
+            raise_error((page, index + 1), f"this {match['lang']} fence is never closed", f"add a line {fence}")
+        body = "\n".join(line[len(indent):] for line in lines[index + 1:end])
+        found.append(Fence(page, index + 1, end + 1, indent, match["lang"], body))
+        index = end + 1
+    return found
+
+
+def _field_line(fence: Fence, key: str, default: int | None = None) -> int:
+    for offset, line in enumerate(fence.body.splitlines(), start=1):
+        if re.match(rf"^\s*-?\s*{re.escape(key)}\s*:", line):
+            return fence.line + offset
+    return default or fence.line
+
+
+def _load(fence: Fence):
+    try:
+        return yaml.safe_load(fence.body)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = fence.line + 1 + (mark.line if mark else 0)
+        raise_error((fence.page, line), f"the {fence.lang} block is not valid YAML: "
+                    f"{getattr(exc, 'problem', exc)}", "check indentation and quote text containing ': '")
+
+
+def _text(data: dict, key: str, fence: Fence, required: bool = True) -> str:
+    value = data.get(key)
+    if value is None:
+        if required:
+            raise_error((fence.page, fence.line), f"question lacks the field {key!r}", f"add '{key}: ...'")
+        return ""
+    if not isinstance(value, (str, int, float)):
+        raise_error((fence.page, _field_line(fence, key)), f"field {key!r} must be text")
+    return str(value)
+
+
+def parse_question(fence: Fence) -> Question:
+    data = _load(fence)
+    where = (fence.page, fence.line)
+    if not isinstance(data, dict):
+        raise_error(where, "a quiz block must be a YAML mapping (id:, type:, prompt:, ...)")
+    kind = data.get("type")
+    if kind not in FIELDS:
+        raise_error((fence.page, _field_line(fence, "type")), f"unknown question type {kind!r}",
+                    "use type: fill-blank or type: choice")
+    unknown = sorted(set(data) - FIELDS[kind])
+    if unknown:
+        raise_error((fence.page, _field_line(fence, unknown[0])), f"unknown field {unknown[0]!r} in a {kind} question",
+                    "known fields: " + ", ".join(sorted(FIELDS[kind])))
+    difficulty = _text(data, "difficulty", fence)
+    if difficulty not in DIFFICULTIES:
+        raise_error((fence.page, _field_line(fence, "difficulty")), f"difficulty {difficulty!r} is not one of "
+                    + ", ".join(DIFFICULTIES))
+    qid = _text(data, "id", fence)
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", qid):
+        raise_error((fence.page, _field_line(fence, "id")), f"id {qid!r} must be lowercase letters, digits and '-'")
+    mistakes = data.get("mistakes") or []
+    if not isinstance(mistakes, list) or not all(isinstance(m, str) for m in mistakes):
+        raise_error((fence.page, _field_line(fence, "mistakes")), "mistakes must be a list of texts")
+    run = None
+    if data.get("run"):
+        run = options_from_command(f"{data['run']} block.py", (fence.page, _field_line(fence, "run")))
+    device = str(data.get("device", "cpu"))
+    if device not in ("cpu", "cuda"):
+        raise_error((fence.page, _field_line(fence, "device")), "device must be cpu or cuda")
+    question = Question(fence.page, fence.line, qid, kind, difficulty, _text(data, "prompt", fence),
+                        _text(data, "hint", fence), mistakes, data.get("code"), run, device)
+    if kind == "fill-blank":
+        _parse_fill_blank(question, data, fence)
+    else:
+        _parse_choice(question, data, fence)
+    return question
+
+
+def _parse_fill_blank(q: Question, data: dict, fence: Fence) -> None:
+    if not q.code:
+        raise_error(q.where, "a fill-blank question needs code with blanks [[1]], [[2]], ...", "add 'code: |'")
+    blanks = sorted({int(n) for n in BLANK.findall(q.code)})
+    answers = data.get("answers")
+    if not isinstance(answers, dict):
+        raise_error((fence.page, _field_line(fence, "answers")), "answers must map each blank to its text",
+                    "e.g. answers: {1: DistributedSampler}")
+    q.answers = {int(k): str(v) for k, v in answers.items()}
+    if blanks != sorted(q.answers):
+        raise_error((fence.page, _field_line(fence, "answers")),
+                    f"the code has blanks {blanks} but answers are given for {sorted(q.answers)}",
+                    "give exactly one answer per [[n]] in the code")
+    bank = data.get("bank")
+    if not isinstance(bank, list) or not bank:
+        raise_error((fence.page, _field_line(fence, "bank")), "bank must be a list of options")
+    q.bank = [str(b) for b in bank]
+    if len(set(q.bank)) != len(q.bank):
+        raise_error((fence.page, _field_line(fence, "bank")), "the bank lists an option twice")
+    missing = [a for a in q.answers.values() if a not in q.bank]
+    if missing:
+        raise_error((fence.page, _field_line(fence, "bank")), f"answer {missing[0]!r} is not in the bank",
+                    "every blank must be answerable from the bank: add it")
+    q.explanation = _text(data, "explanation", fence)
+
+
+def _parse_choice(q: Question, data: dict, fence: Fence) -> None:
+    options = data.get("options")
+    if not isinstance(options, list) or len(options) < 2:
+        raise_error((fence.page, _field_line(fence, "options")), "a choice question needs at least two options")
+    search_from = _field_line(fence, "options")
+    for item in options:
+        if not isinstance(item, dict):
+            raise_error((fence.page, search_from), "each option is a mapping: - text: ... why: ...")
+        unknown = sorted(set(item) - OPTION_FIELDS)
+        if unknown:
+            raise_error((fence.page, _field_line(fence, unknown[0])), f"unknown option field {unknown[0]!r}",
+                        "known: " + ", ".join(sorted(OPTION_FIELDS)))
+        text = item.get("text")
+        if text is None or not str(text).strip():
+            raise_error((fence.page, search_from), "an option has no text")
+        q.options.append(Option(str(text), bool(item.get("correct", False)), str(item.get("why", "")),
+                                item.get("code"), search_from))
+    right = [o for o in q.options if o.correct]
+    if len(right) != 1:
+        raise_error((fence.page, _field_line(fence, "options")),
+                    f"a choice question needs exactly one right option, this one has {len(right)}",
+                    "mark the right one with 'correct: true' and only that one")
+    if any(not o.correct and not o.why for o in q.options):
+        raise_error((fence.page, _field_line(fence, "options")), "every wrong option needs a 'why' (its feedback)")
+    prints = data.get("prints")
+    if prints is not None:
+        if not q.code or not q.run:
+            raise_error((fence.page, _field_line(fence, "prints")),
+                        "'prints' checks the right option against a run: the question needs code: and run:")
+        q.prints = str(prints)
+    solution = data.get("solution") or {}
+    if not isinstance(solution, dict) or set(solution) - SOLUTION_FIELDS or "steps" not in solution:
+        raise_error((fence.page, _field_line(fence, "solution")),
+                    "solution must have steps: [...] and may have answer: and check:")
+    q.solution = solution
+    if any(o.code for o in q.options) and not q.run:
+        raise_error(q.where, "an option with code: is executed, so the question needs run:", "add run: python")
+
+
+def parse_deck(fence: Fence) -> Deck:
+    data = _load(fence)
+    if not isinstance(data, dict) or set(data) - {"id", "title", "cards"} or not isinstance(data.get("cards"), list):
+        raise_error((fence.page, fence.line), "a flashcards block needs id:, title: and cards: [...]")
+    cards = []
+    for index, item in enumerate(data["cards"]):
+        line = _nth_line(fence, "front", index)
+        if not isinstance(item, dict) or set(item) - CARD_FIELDS or not item.get("front") or not item.get("back"):
+            raise_error((fence.page, line), "each card needs front: and back: (and may have page:)",
+                        "known card fields: " + ", ".join(sorted(CARD_FIELDS)))
+        cards.append(Card(str(item["front"]), str(item["back"]), item.get("page"), line))
+    return Deck(fence.page, fence.line, str(data.get("id", "")), str(data.get("title", "")), cards)
+
+
+def _nth_line(fence: Fence, key: str, n: int) -> int:
+    count = -1
+    for offset, line in enumerate(fence.body.splitlines(), start=1):
+        if re.match(rf"^\s*-\s*{key}\s*:", line):
+            count += 1
+            if count == n:
+                return fence.line + offset
+    return fence.line
+
+
+def parse_page(page: str, text: str) -> tuple[list[Question], list[Deck], list[Fence]]:
+    fences = find_fences(page, text)
+    questions = [parse_question(f) for f in fences if f.lang == "quiz"]
+    decks = [parse_deck(f) for f in fences if f.lang == "flashcards"]
+    return questions, decks, fences
+
+
+def quiz_fenced_blocks(q: Question) -> list[tuple[str, FencedBlock]]:
+    """The runs that prove a question's answer key: ('answer', block) and ('option-N', block)."""
+    if not q.run:
+        return []
+    attrs = {k: v for k, v in q.run.items()}
+    if q.device == "cuda":
+        attrs["device"] = "cuda"
+    found = [("answer", FencedBlock(q.page, q.line, q.line, "", "```", attrs,
+                                    q.filled_code() if q.type == "fill-blank" else (q.code or ""), None, None))]
+    for index, option in enumerate(q.options):
+        if option.code:
+            found.append((f"option-{index}", FencedBlock(q.page, option.line, option.line, "", "```",
+                                                         {**attrs, "expect": "fail"}, option.code, None, None)))
+    return found

@@ -216,7 +216,7 @@ def _parse_choice(q: Question, data: dict, fence: Fence) -> None:
     if not isinstance(options, list) or len(options) < 2:
         raise_error((fence.page, _field_line(fence, "options")), "a choice question needs at least two options")
     search_from = _field_line(fence, "options")
-    for item in options:
+    for number, item in enumerate(options):
         if not isinstance(item, dict):
             raise_error((fence.page, search_from), "each option is a mapping: - text: ... why: ...")
         unknown = sorted(set(item) - OPTION_FIELDS)
@@ -227,7 +227,7 @@ def _parse_choice(q: Question, data: dict, fence: Fence) -> None:
         if text is None or not str(text).strip():
             raise_error((fence.page, search_from), "an option has no text")
         q.options.append(Option(str(text), bool(item.get("correct", False)), str(item.get("why", "")),
-                                item.get("code"), search_from))
+                                item.get("code"), _nth_line(fence, "text", number) if number >= 0 else search_from))
     right = [o for o in q.options if o.correct]
     if len(right) != 1:
         raise_error((fence.page, _field_line(fence, "options")),

@@ -67,3 +67,46 @@ class Project:
 @pytest.fixture
 def project(tmp_path) -> Project:
     return Project(tmp_path / "project")
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory) -> Path:
+    """The project's real site, built once per test session with `mkdocs build --strict`."""
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path_factory.mktemp("site")
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=1800, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return out
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site):
+    """The built site served over HTTP on a free localhost port."""
+    from sitecheck import serve
+
+    with serve(built_site) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from sitecheck import launch_chromium
+
+    with launch_chromium() as chromium:
+        yield chromium
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh browser page whose console errors and off-site requests are collected."""
+    from sitecheck import watched_page
+
+    context = browser.new_context()
+    page = watched_page(context)
+    yield page
+    context.close()

@@ -17,16 +17,6 @@ from dpguide.cache import RunCache
 pytestmark = pytest.mark.usefixtures("clean_process_table")
 
 
-@pytest.fixture(scope="module")
-def built_site(tmp_path_factory):
-    out = tmp_path_factory.mktemp("site")
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    done = subprocess.run([os.sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=1200, env=env)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return out
-
-
 def test_project_site_shows_rank_tabs_command_and_download(built_site):
     html = (built_site / "learn" / "ddp" / "index.html").read_text()
     for label in ("rank 0", "rank 1", "rank 3", "all ranks, in arrival order"):

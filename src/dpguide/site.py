@@ -124,7 +124,7 @@ class SiteBuild:
         if block.options.device == "cpu":
             result = self.engine.result_for(block)
             if result is None:
-                raise GuideError(f"{block.label}: no result for this block (it was not run in this build)")
+                raise GuideError(f"{block.label}: no result for this block: the page changed after the build ran its blocks; build again")
             return lines + run_section(block, result)
         state = self.records.state(block)
         gpu = gpu_section(block, state)

@@ -1,0 +1,159 @@
+"""Practice widgets and flashcards driven in real Chromium: mouse, keyboard, attempts, progress."""
+
+from __future__ import annotations
+
+import pytest
+
+PRACTICE = "practice/ddp-basics/"
+CARDS = "flashcards/"
+
+
+def open_page(page, site_url, path):
+    page.goto(site_url + path)
+    page.wait_for_selector(".dpg-quiz-widget > *, .dpg-deck-widget > *")
+    return page
+
+
+def fill_question(page):
+    return page.locator("#q-ddp-basics-sampler")
+
+
+def chip(q, text):
+    return q.locator(".dpg-bank").get_by_role("button", name=text, exact=True)
+
+
+def test_fill_in_blank_by_mouse(page, site_url):
+    open_page(page, site_url, PRACTICE)
+    q = fill_question(page)
+    chip(q, "DistributedSampler").click()
+    q.locator(".dpg-slot").nth(0).click()
+    q.locator(".dpg-slot").nth(1).click()                        # blank first, then the option
+    chip(q, "sampler").click()
+    q.locator(".dpg-check").click()
+    assert "Right" in q.locator(".dpg-feedback").inner_text()
+    assert page.problems == []
+
+
+def test_fill_in_blank_by_drag_and_drop(page, site_url):
+    open_page(page, site_url, PRACTICE)
+    q = fill_question(page)
+    chip(q, "DistributedSampler").drag_to(q.locator(".dpg-slot").nth(0))
+    assert q.locator(".dpg-slot").nth(0).inner_text() == "DistributedSampler"
+
+
+def test_fill_in_blank_by_keyboard_only(page, site_url):
+    open_page(page, site_url, PRACTICE)
+    q = fill_question(page)
+    # Tab from the top of the question until the first blank has focus
+    q.locator(".dpg-quiz-prompt").click()
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.classList.contains('dpg-slot')"):
+            break
+    assert page.evaluate("document.activeElement.dataset.blank") == "1"
+    page.keyboard.press("Enter")                                   # select blank 1
+    for _ in range(20):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.textContent") == "DistributedSampler":
+            break
+    page.keyboard.press("Enter")                                   # place it
+    assert q.locator(".dpg-slot").nth(0).inner_text() == "DistributedSampler"
+    outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert outline != "none"                                       # focus is visible
+
+
+def test_three_wrong_attempts_reveal_the_worked_answer(page, site_url):
+    open_page(page, site_url, PRACTICE)
+    q = fill_question(page)
+    for attempt in range(3):
+        chip(q, "RandomSampler").click()
+        q.locator(".dpg-slot").nth(0).click()
+        chip(q, "dataset").click()
+        q.locator(".dpg-slot").nth(1).click()
+        q.locator(".dpg-check").click()
+        feedback = q.locator(".dpg-feedback").inner_text()
+        if attempt < 2:
+            assert "Wrong blank(s): [1], [2]" in feedback and "Hint:" in feedback
+    assert "no attempts are left" in feedback
+    assert q.locator(".dpg-slot").nth(0).inner_text() == "DistributedSampler"
+    assert q.locator(".dpg-quiz-solution").get_attribute("open") is not None
+    assert "Proof by running it" in q.locator(".dpg-quiz-solution").inner_text()
+
+
+def test_multiple_choice_wrong_then_right_with_real_error_feedback(page, site_url):
+    open_page(page, site_url, PRACTICE)
+    q = page.locator("#q-ddp-basics-wrapper")
+    q.locator(".dpg-choice").nth(1).click()
+    q.locator(".dpg-check").click()
+    feedback = q.locator(".dpg-feedback").inner_text()
+    assert "Not quite" in feedback and "AttributeError" in feedback
+    q.locator(".dpg-choice").nth(0).click()
+    q.locator(".dpg-check").click()
+    assert "Right" in q.locator(".dpg-feedback").inner_text()
+
+
+def test_progress_survives_a_reload_and_can_be_reset(page, site_url):
+    open_page(page, site_url, PRACTICE)
+    q = page.locator("#q-ddp-basics-shape")
+    q.locator(".dpg-choice").nth(0).click()
+    q.locator(".dpg-check").click()
+    assert "1 of 3 answered, 1 right" in page.locator(".dpg-set-score").inner_text()
+    page.reload()
+    page.wait_for_selector(".dpg-set-score")
+    assert "1 of 3 answered, 1 right" in page.locator(".dpg-set-score").inner_text()
+    page.locator(".dpg-reset").click()
+    assert "0 of 3 answered" in page.locator(".dpg-set-score").inner_text()
+
+
+def side(page) -> str:
+    return page.locator(".dpg-card-side").text_content()
+
+
+def test_flashcards_flip_move_sort_and_keep_boxes(page, site_url):
+    open_page(page, site_url, CARDS)
+    card = page.locator(".dpg-card")
+    front = card.inner_text()
+    card.focus()
+    page.keyboard.press("Space")
+    assert side(page) == "Back" and card.inner_text() != front
+    page.keyboard.press("ArrowRight")
+    assert side(page) == "Front"
+    page.keyboard.press("ArrowLeft")
+    page.locator(".dpg-knew").click()                              # card 1 -> box 2
+    status = page.locator(".dpg-deck-status").inner_text()
+    assert "box 2: 1" in status
+    page.locator(".dpg-again").click()                             # card 2 comes back later
+    page.reload()
+    page.wait_for_selector(".dpg-card")
+    assert "box 2: 1" in page.locator(".dpg-deck-status").inner_text()
+    page.locator(".dpg-shuffle").click()
+    page.locator(".dpg-deck-reset").click()
+    assert "box 2: 0" in page.locator(".dpg-deck-status").inner_text()
+    assert page.problems == []
+
+
+def test_widgets_work_after_instant_navigation(page, site_url):
+    page.goto(site_url)
+    page.wait_for_selector(".md-content")
+    page.locator("a[href$='flashcards/']").first.click()
+    page.wait_for_selector(".dpg-card")
+    assert page.evaluate("window.document$ !== undefined")
+    page.locator(".dpg-card").click()
+    assert side(page) == "Back"
+    page.locator("a[href$='practice/ddp-basics/']").first.click()
+    page.wait_for_selector("#q-ddp-basics-shape .dpg-choice")
+    assert page.locator(".dpg-set-score").count() == 1
+    assert page.problems == []
+
+
+def test_without_javascript_questions_and_solutions_stay_readable(browser, site_url):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(site_url + PRACTICE)
+    q = page.locator("#q-ddp-basics-wrapper")
+    assert q.locator(".dpg-quiz-options li").count() == 3
+    q.locator(".dpg-quiz-solution summary").click()
+    assert "Why not the others" in q.locator(".dpg-quiz-solution").inner_text()
+    page.goto(site_url + CARDS)
+    assert page.locator(".dpg-deck-static details").count() >= 6
+    context.close()

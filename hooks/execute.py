@@ -24,6 +24,10 @@ def on_config(config):
     if DISABLED:
         return config
     root = Path(config["config_file_path"]).parent
+    for script in config["extra_javascript"]:
+        if "vendor/" in str(script) and not (Path(config["docs_dir"]) / str(script)).is_file():
+            raise PluginError(f"mkdocs.yml: extra_javascript {script} is missing; fetch it with "
+                              "`.venv/bin/python tools/vendor_mermaid.py` (part of the README install)")
     _build = SiteBuild(root, docs_dir=Path(config["docs_dir"]))
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _terminate)

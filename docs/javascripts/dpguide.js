@@ -298,6 +298,9 @@
   }
 
   function init() {
+    /* Material's search overlay is a dialog without a name; give it one for screen readers */
+    var search = document.querySelector(".md-search[role='dialog']");
+    if (search && !search.getAttribute("aria-label")) search.setAttribute("aria-label", "Search the site");
     document.querySelectorAll(".dpg-quiz").forEach(function (quiz) {
       if (quiz.dataset.init === "1") return;
       quiz.dataset.init = "1";

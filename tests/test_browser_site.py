@@ -1,0 +1,118 @@
+"""The whole built site in a real browser: console, offline, accessibility, links, mobile, search.
+
+Screenshots of each page type go to build-artifacts/screenshots/ for review (not committed).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from sitecheck import axe_problems, link_report, overflow_problem, page_urls
+
+SHOTS = ROOT / "build-artifacts" / "screenshots"
+
+
+@pytest.fixture(scope="module")
+def urls(built_site, site_url):
+    return page_urls(built_site, site_url)
+
+
+def set_scheme(page, scheme: str) -> None:
+    page.evaluate("""scheme => {
+        localStorage.setItem('/.__palette', JSON.stringify({index: scheme === 'slate' ? 1 : 0,
+            color: {scheme: scheme, primary: 'deep-orange', accent: 'indigo'}}));
+        document.body.setAttribute('data-md-color-scheme', scheme);
+    }""", scheme)
+
+
+def test_every_page_loads_without_console_errors_or_outside_requests(page, urls):
+    problems = []
+    for url in urls:
+        page.goto(url)
+        page.wait_for_load_state("networkidle")
+    problems += page.problems
+    assert len(urls) >= 5
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_no_serious_or_critical_accessibility_violations(page, urls, scheme):
+    problems = []
+    for url in urls:
+        page.goto(url)
+        set_scheme(page, scheme)
+        # open every collapsible so hidden content is checked too
+        page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+        problems += axe_problems(page)
+    assert not problems, "\n".join(problems)
+
+
+def test_every_internal_link_and_anchor_resolves_and_external_links_are_listed(built_site):
+    problems, external = link_report(built_site)
+    report = ROOT / "build-artifacts" / "external-links.txt"
+    report.parent.mkdir(parents=True, exist_ok=True)
+    report.write_text("\n".join(external) + "\n")
+    assert not problems, "\n".join(problems)
+
+
+def test_snippet_download_links_serve_the_file(page, site_url, built_site):
+    page.goto(site_url + "learn/ddp/")
+    links = page.locator("a.dpg-download")
+    assert links.count() >= 1
+    for index in range(links.count()):
+        href = links.nth(index).get_attribute("href")
+        response = page.request.get(page.url + href if not href.startswith("http") else href)
+        assert response.status == 200, href
+        assert response.body().startswith(b"#| run:")
+
+
+def test_phone_viewport_has_no_horizontal_overflow_and_usable_navigation(browser, urls):
+    from sitecheck import watched_page
+
+    context = browser.new_context(viewport={"width": 375, "height": 740}, is_mobile=True, has_touch=True)
+    page = watched_page(context)
+    problems = []
+    for url in urls:
+        page.goto(url)
+        problem = overflow_problem(page)
+        if problem:
+            problems.append(problem)
+    page.goto(urls[0])
+    page.locator("label.md-header__button[for='__drawer']").click()
+    page.wait_for_timeout(400)
+    assert page.locator("nav.md-nav--primary").is_visible()
+    context.close()
+    assert not problems, "\n".join(problems)
+
+
+def test_search_finds_a_lesson(page, site_url):
+    page.goto(site_url)
+    page.locator("label.md-header__button[for='__search'], .md-search__input").first.click()
+    page.locator("input.md-search__input").fill("DistributedSampler")
+    page.wait_for_selector(".md-search-result__item", timeout=15000)
+    results = page.locator(".md-search-result__item").all_inner_texts()
+    assert any("Data loading" in text or "DistributedSampler" in text for text in results), results
+
+
+def test_screenshots_of_each_page_type(browser, site_url):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    shots = {"concept": "learn/ddp/", "practice": "practice/ddp-basics/", "flashcards": "flashcards/",
+             "contribute": "contribute/"}
+    for name, path in shots.items():
+        page.goto(site_url + path)
+        page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=False)
+    page.goto(site_url + "learn/ddp/")
+    page.locator(".tabbed-set").first.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "torchrun-output.png"))
+    gpu = page.locator("text=GPU output not yet recorded")
+    page.goto(site_url + "learn/devices/")
+    if page.locator(".admonition.warning").count():
+        page.locator(".admonition.warning").first.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "gpu-record.png"))
+    context.close()
+    assert len(list(SHOTS.glob("*.png"))) >= 6

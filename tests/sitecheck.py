@@ -137,7 +137,9 @@ def link_report(site: Path) -> tuple[list[str], list[str]]:
                 if parsed.hostname not in ("127.0.0.1", "localhost"):
                     external.add(href)
                 continue
-            target = urlparse(urljoin(base, href))
+            # root-relative links (the 404 page uses them) resolve against the site's root
+            target = urlparse(urljoin("file://" + site.as_posix() + "/", href.lstrip("/")) if href.startswith("/")
+                              else urljoin(base, href))
             file = Path(unquote(target.path))
             if file.is_dir() or href.endswith("/"):
                 file = file / "index.html"

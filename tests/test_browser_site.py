@@ -21,11 +21,13 @@ def urls(built_site, site_url):
 
 
 def set_scheme(page, scheme: str) -> None:
-    page.evaluate("""scheme => {
-        localStorage.setItem('/.__palette', JSON.stringify({index: scheme === 'slate' ? 1 : 0,
-            color: {scheme: scheme, primary: 'deep-orange', accent: 'indigo'}}));
-        document.body.setAttribute('data-md-color-scheme', scheme);
-    }""", scheme)
+    """Switch the palette the way a reader does: with the toggle in the header."""
+    for _ in range(2):
+        if page.evaluate("document.body.getAttribute('data-md-color-scheme')") == scheme:
+            return
+        page.locator("form[data-md-component='palette'] label:visible").first.click()
+        page.wait_for_timeout(150)
+    assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == scheme
 
 
 def test_every_page_loads_without_console_errors_or_outside_requests(page, urls):
@@ -90,8 +92,8 @@ def test_phone_viewport_has_no_horizontal_overflow_and_usable_navigation(browser
 
 def test_search_finds_a_lesson(page, site_url):
     page.goto(site_url)
-    page.locator("label.md-header__button[for='__search'], .md-search__input").first.click()
-    page.locator("input.md-search__input").fill("DistributedSampler")
+    page.locator("input.md-search__input").click()
+    page.keyboard.type("DistributedSampler", delay=20)      # Material searches on key events
     page.wait_for_selector(".md-search-result__item", timeout=15000)
     results = page.locator(".md-search-result__item").all_inner_texts()
     assert any("Data loading" in text or "DistributedSampler" in text for text in results), results
@@ -109,10 +111,10 @@ def test_screenshots_of_each_page_type(browser, site_url):
     page.goto(site_url + "learn/ddp/")
     page.locator(".tabbed-set").first.scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / "torchrun-output.png"))
-    gpu = page.locator("text=GPU output not yet recorded")
     page.goto(site_url + "learn/devices/")
-    if page.locator(".admonition.warning").count():
-        page.locator(".admonition.warning").first.scroll_into_view_if_needed()
+    notice = page.locator(".admonition.warning:visible", has_text="GPU output not yet recorded")
+    if notice.count():
+        notice.first.scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / "gpu-record.png"))
     context.close()
     assert len(list(SHOTS.glob("*.png"))) >= 6

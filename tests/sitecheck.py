@@ -90,7 +90,8 @@ def axe_problems(page, levels=("serious", "critical")) -> list[str]:
         if violation.get("impact") in levels:
             for node in violation.get("nodes", []):
                 problems.append(f"{page.url}: axe {violation['impact']} {violation['id']} "
-                                f"({violation['help']}) at {' '.join(map(str, node.get('target', [])))}")
+                                f"({violation['help']}) at {' '.join(map(str, node.get('target', [])))}: "
+                                f"{node.get('html', '')[:160]}")
     return problems
 
 

@@ -39,8 +39,11 @@ def on_files(files, config):
         return files
     pages = {f.src_uri: Path(f.abs_src_path).read_text(encoding="utf-8")
              for f in files.documentation_pages() if f.src_uri.endswith(".md")}
+    notebooks = {f.src_uri: Path(f.abs_src_path) for f in files if f.src_uri.endswith(".ipynb")}
     try:
         _build.execute(pages)
+        for src_uri, executed in _build.execute_notebooks(notebooks).items():
+            files.get_file_from_path(src_uri).abs_src_path = str(executed)   # mkdocs-jupyter renders this copy
     except GuideError as exc:
         raise PluginError(str(exc)) from None
     return files

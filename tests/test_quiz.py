@@ -146,3 +146,11 @@ cards:
 ```
 ''')
     assert "set.md:7: each card needs front: and back:" in message
+
+
+def test_a_quiz_shown_inside_a_markdown_example_fence_is_not_a_quiz(project):
+    text = "````markdown\n```quiz\nid: not-real\ntype: choice\n```\n````\n"
+    site = site_for(project, text)
+    site.execute()
+    assert site.engine.questions == []
+    assert site.render_page("set.md", text) == text

@@ -105,7 +105,13 @@ def find_fences(page: str, text: str) -> list[Fence]:
     while index < len(lines):
         match = _FENCE.match(lines[index])
         if not match:
+            other = re.match(r"^[ \t]*(`{3,}|~{3,})", lines[index])
             index += 1
+            if other:   # skip any other fence whole: a quiz shown inside ````markdown is an example
+                while index < len(lines) and not (lines[index].strip().startswith(other[1])
+                                                  and set(lines[index].strip()) == {other[1][0]}):
+                    index += 1
+                index += 1
             continue
         fence, indent = match["fence"], match["indent"]
         end = index + 1

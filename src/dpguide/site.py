@@ -29,6 +29,16 @@ class SiteBuild:
         self.records = GpuRecords(records_dir or Path(root) / "records" / "gpu")
         self.blocks_by_page: dict[str, list[Block]] = {}
 
+    def execute_notebooks(self, notebooks: dict[str, Path]) -> dict[str, Path]:
+        """Executed (cached) copies of the site's notebooks, by page."""
+        from .notebooks import NotebookRunner
+
+        # without PYTHONUNBUFFERED, so processes a cell starts write whole lines, as in a reader's Jupyter
+        env = {k: v for k, v in self.engine.block_env.items() if k != "PYTHONUNBUFFERED"}
+        runner = NotebookRunner(self.engine.cache.directory, self.engine.scratch_root, env,
+                                self.engine.environment, log=self.engine.log)
+        return {page: runner.executed(page, path) for page, path in sorted(notebooks.items())}
+
     def execute(self, pages: dict[str, str] | None = None) -> list[Block]:
         blocks = self.engine.collect(pages)
         self.blocks_by_page = {}

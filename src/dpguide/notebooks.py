@@ -1,0 +1,116 @@
+"""Notebook lessons: executed once per change in a real Jupyter kernel, cached, rendered by mkdocs-jupyter.
+
+The committed ``.ipynb`` holds no outputs. The engine runs it with nbclient in
+a scratch directory (a cell tagged ``raises-exception`` must raise; any other
+cell that raises fails the build, naming the cell), stores the executed copy in
+the cache sealed with a digest, and points MkDocs at that copy, so the page
+and its download show the outputs of that real execution. Nothing is
+re-executed while the notebook's cells and the environment stay the same.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import uuid
+from pathlib import Path
+
+from . import ENGINE_VERSION, processes
+from .cache import atomic_write_json
+from .errors import BlockFailed
+
+CELL_TIMEOUT_S = 180
+
+
+def _sources(nb: dict) -> list:
+    return [(cell.get("cell_type"), "".join(cell.get("source", "")), sorted(cell.get("metadata", {}).get("tags", [])))
+            for cell in nb.get("cells", [])]
+
+
+def notebook_key(nb: dict, environment: dict) -> str:
+    payload = {"engine": ENGINE_VERSION, "cells": _sources(nb), "environment": environment}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def _seal(nb: dict) -> str:
+    return hashlib.sha256(json.dumps(nb.get("cells", []), sort_keys=True).encode()).hexdigest()
+
+
+class NotebookRunner:
+    def __init__(self, cache_dir: Path, scratch_root: Path, env: dict[str, str], environment: dict, log=print):
+        self.cache_dir = Path(cache_dir) / "notebooks"
+        self.scratch_root = Path(scratch_root)
+        self.env, self.environment, self.log = env, environment, log
+
+    def executed(self, page: str, source: Path) -> Path:
+        """The path of an executed copy of ``source`` (from the cache, or executed now)."""
+        import nbformat
+
+        nb = json.loads(nbformat.writes(nbformat.reads(source.read_text(encoding="utf-8"), as_version=4)))
+        for cell in nb.get("cells", []):          # one string per source, however the file stores it
+            if isinstance(cell.get("source"), list):
+                cell["source"] = "".join(cell["source"])
+        key = notebook_key(nb, self.environment)
+        target = self.cache_dir / key[:16] / source.name
+        if self._valid(target, key):
+            return target
+        self.log(f"[dpguide] executing notebook {page}")
+        executed = self._execute(page, nb, key)
+        executed.setdefault("metadata", {})["dpguide"] = {"key": key, "seal": _seal(executed)}
+        atomic_write_json(target, executed)
+        return target
+
+    def _valid(self, path: Path, key: str) -> bool:
+        try:
+            nb = json.loads(path.read_text(encoding="utf-8"))
+            meta = nb["metadata"]["dpguide"]
+            if meta["key"] == key and meta["seal"] == _seal(nb):
+                return True
+            raise ValueError("key or seal does not match")
+        except FileNotFoundError:
+            return False
+        except (ValueError, KeyError, TypeError) as exc:
+            self.log(f"[dpguide] cached notebook {path} is invalid ({exc}); executing again")
+            shutil.rmtree(path.parent, ignore_errors=True)
+            return False
+
+    def _execute(self, page: str, nb: dict, key: str) -> dict:
+        import nbformat
+        from nbclient import NotebookClient
+        from nbclient.exceptions import CellExecutionError, CellTimeoutError
+
+        notebook = nbformat.reads(json.dumps(nb), as_version=4)
+        workdir = self.scratch_root / ("nb-" + key[:16])
+        shutil.rmtree(workdir, ignore_errors=True)
+        workdir.mkdir(parents=True)
+        token = uuid.uuid4().hex
+        env = {**self.env, processes.MARKER: token}
+        client = NotebookClient(notebook, timeout=CELL_TIMEOUT_S, kernel_name="python3",
+                                resources={"metadata": {"path": str(workdir)}})
+        try:
+            client.execute(env=env)
+        except (CellExecutionError, CellTimeoutError) as exc:
+            index = _failing_cell(notebook)
+            raise BlockFailed(f"{page}: cell {index}", "a notebook cell failed (tag it raises-exception if "
+                              "the failure is the lesson)", _short(str(exc))) from None
+        finally:
+            processes.kill_job(token)
+        for index, cell in enumerate(notebook.cells):
+            tags = cell.get("metadata", {}).get("tags", [])
+            if "raises-exception" in tags and not any(o.get("output_type") == "error" for o in cell.get("outputs", [])):
+                raise BlockFailed(f"{page}: cell {index}", "tagged raises-exception but it did not raise")
+        return json.loads(nbformat.writes(notebook))
+
+
+def _failing_cell(notebook) -> int:
+    for index, cell in enumerate(notebook.cells):
+        if any(o.get("output_type") == "error" for o in cell.get("outputs", [])) and \
+                "raises-exception" not in cell.get("metadata", {}).get("tags", []):
+            return index
+    return -1
+
+
+def _short(text: str, limit: int = 3000) -> str:
+    return text if len(text) <= limit else text[:limit] + "\n..."

@@ -1,0 +1,66 @@
+"""Notebook lessons: executed in a real kernel once per change, cached, failures named by cell."""
+
+from __future__ import annotations
+
+import json
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from dpguide.environment import block_environment, fingerprint
+from dpguide.errors import BlockFailed
+from dpguide.notebooks import NotebookRunner
+
+pytestmark = pytest.mark.usefixtures("clean_process_table")
+
+
+def write(path, *cells):
+    nbformat.write(new_notebook(cells=list(cells), metadata={"kernelspec": {"name": "python3", "language": "python",
+                                                                            "display_name": "Python 3"}}), path)
+    return path
+
+
+def runner(tmp_path, log):
+    return NotebookRunner(tmp_path / "cache", tmp_path / "scratch", block_environment(), fingerprint(), log=log.append)
+
+
+def outputs(path) -> list[str]:
+    nb = json.loads(path.read_text())
+    return ["".join(o.get("text", "")) or o.get("ename", "") for c in nb["cells"] if c["cell_type"] == "code"
+            for o in c["outputs"]]
+
+
+def test_executed_once_cached_then_re_executed_after_an_edit(tmp_path):
+    log = []
+    source = write(tmp_path / "lesson.ipynb", new_markdown_cell("# T"), new_code_cell("print(6 * 7)"),
+                   new_code_cell("raise ValueError('shown on purpose')", metadata={"tags": ["raises-exception"]}))
+    first = runner(tmp_path, log).executed("lesson.ipynb", source)
+    assert outputs(first) == ["42\n", "ValueError"]
+    assert runner(tmp_path, log).executed("lesson.ipynb", source) == first
+    assert sum("executing notebook" in m for m in log) == 1
+    write(source, new_markdown_cell("# T"), new_code_cell("print(6 * 8)"),
+          new_code_cell("raise ValueError('shown on purpose')", metadata={"tags": ["raises-exception"]}))
+    assert outputs(runner(tmp_path, log).executed("lesson.ipynb", source))[0] == "48\n"
+    assert sum("executing notebook" in m for m in log) == 2
+
+
+def test_a_failing_cell_is_named_and_an_untrue_raises_tag_is_refused(tmp_path):
+    source = write(tmp_path / "bad.ipynb", new_code_cell("x = 1"), new_code_cell("1 / 0"))
+    with pytest.raises(BlockFailed) as info:
+        runner(tmp_path, []).executed("learn/bad.ipynb", source)
+    assert str(info.value).startswith("learn/bad.ipynb: cell 1: a notebook cell failed")
+    assert "ZeroDivisionError" in str(info.value)
+    source = write(tmp_path / "tag.ipynb", new_code_cell("print('fine')", metadata={"tags": ["raises-exception"]}))
+    with pytest.raises(BlockFailed, match="cell 0: tagged raises-exception but it did not raise"):
+        runner(tmp_path, []).executed("learn/tag.ipynb", source)
+
+
+def test_a_tampered_cached_copy_is_executed_again(tmp_path):
+    log = []
+    source = write(tmp_path / "n.ipynb", new_code_cell("print('real')"))
+    cached = runner(tmp_path, log).executed("n.ipynb", source)
+    cached.write_text(cached.read_text().replace("real\\n", "fake\\n"))
+    again = runner(tmp_path, log).executed("n.ipynb", source)
+    assert outputs(again) == ["real\n"]
+    assert any("is invalid" in m for m in log)

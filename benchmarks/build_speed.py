@@ -9,6 +9,9 @@ Measures, on a copy of this site in a temporary directory (so the real cache is 
   4. one snippet  a rebuild after one single-process snippet changed
   5. prose only   a rebuild after a prose-only edit to one page (must re-run no block)
   6. per block    the engine's time for each single-process block against a bare `python FILE`
+  7. markdown-exec the same single-process blocks executed by markdown-exec (in the MkDocs process,
+                   no isolation, no cache) against this engine (a forked process per block), cold
+                   and warm; needs `pip install -e '.[bench]'`
 Each figure is the median of --repeat runs and is also given as a ratio to the floor.
 """
 
@@ -46,6 +49,74 @@ def copy_site(target: Path) -> None:
             shutil.copytree(source, target / name)
         elif source.exists():
             shutil.copy(source, target / name)
+
+
+MINI_CONFIG = """site_name: bench
+theme:
+  name: material
+  font: false
+markdown_extensions:
+  - pymdownx.superfences
+  - pymdownx.tabbed:
+      alternate_style: true
+  - admonition
+  - attr_list
+  - md_in_html
+  - pymdownx.emoji:
+      emoji_index: !!python/name:material.extensions.emoji.twemoji
+      emoji_generator: !!python/name:material.extensions.emoji.to_svg
+"""
+
+
+def single_process_codes() -> list[str]:
+    """Code of the site's single-process blocks that succeed and stand alone (no local imports, no __file__)."""
+    from dpguide.engine import Engine
+
+    engine = Engine(ROOT, log=lambda m: None)
+    codes = []
+    for block in engine.collect():
+        o = block.options
+        if o.launch != "python" or not o.runs_on_cpu_build or o.expect_fail or block.deps or block.role:
+            continue
+        code = block.code.decode()
+        if "__file__" not in code and "dpguide" not in code:
+            codes.append(code)
+    return codes
+
+
+def compare_markdown_exec(repeat: int, env: dict) -> list[tuple[str, float]]:
+    try:
+        import markdown_exec  # noqa: F401
+    except ImportError:
+        print("\n7 skipped: markdown-exec is not installed (pip install -e '.[bench]')")
+        return []
+    codes = single_process_codes()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="dpguide-bench-mx-") as tmp:
+        ours, theirs = Path(tmp) / "ours", Path(tmp) / "theirs"
+        for site, fence, extra in ((ours, "```python", f"hooks:\n  - {ROOT / 'hooks' / 'execute.py'}\n"),
+                                   (theirs, '```python exec="on" result="text"', "plugins:\n  - markdown-exec\n")):
+            (site / "docs").mkdir(parents=True)
+            (site / "mkdocs.yml").write_text(MINI_CONFIG + extra)
+            body = "\n\n".join(f"{fence}\n{code.rstrip()}\n```" for code in codes)
+            (site / "docs" / "index.md").write_text("# Blocks\n\n" + body + "\n")
+        build = [sys.executable, "-m", "mkdocs", "build", "-q", "-d", "out"]
+
+        def median(site, prepare=None):
+            times = []
+            for _ in range(repeat):
+                if prepare:
+                    prepare()
+                times.append(timed(build, site, env))
+            return statistics.median(times)
+
+        label = f"7 {len(codes)} single-process blocks"
+        rows.append((f"{label}: markdown-exec (no cache)", median(theirs)))
+        rows.append((f"{label}: this engine, cold", median(ours, lambda: shutil.rmtree(ours / ".cache", ignore_errors=True))))
+        rows.append((f"{label}: this engine, warm", median(ours)))
+    for label, value in rows:
+        print(f"  {label:<60} {value:7.2f} s", flush=True)
+    return rows
 
 
 def main() -> int:
@@ -125,6 +196,8 @@ def main() -> int:
         server.close()
         rows.append((f"6 {len(blocks)} single-process blocks, engine (sum)", engine_total))
         rows.append((f"6 the same blocks, bare python loop (sum)", bare_total))
+
+    rows += compare_markdown_exec(args.repeat, env)
 
     when = datetime.date.today().isoformat()
     import importlib.metadata

@@ -16,11 +16,19 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def leftover_processes() -> list[psutil.Process]:
-    """Every process still carrying a dpguide job marker (a zombie does not count)."""
+    """Block processes this test run left behind: ours (descendants of this process) or orphaned ones.
+
+    A zombie does not count; nor does a live block of another build on the same machine (its parent
+    is that build, not us and not init).
+    """
+    import os
+
+    mine = {p.pid for p in psutil.Process(os.getpid()).children(recursive=True)}
     found = []
-    for proc in psutil.process_iter(["pid"]):
+    for proc in psutil.process_iter(["pid", "ppid"]):
         try:
-            if MARKER in proc.environ() and proc.status() != psutil.STATUS_ZOMBIE:
+            if MARKER in proc.environ() and proc.status() != psutil.STATUS_ZOMBIE and \
+                    (proc.pid in mine or proc.ppid() == 1):
                 found.append(proc)
         except psutil.Error:
             continue

@@ -47,7 +47,7 @@ def make_site(root: Path, pages: dict[str, str], snippets: dict[str, str] = {}) 
 
 
 def mkdocs_command(root: Path) -> list[str]:
-    return [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(root / "mkdocs.yml"),
+    return [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(root / "mkdocs.yml"),
             "-d", str(root / "site")]
 
 

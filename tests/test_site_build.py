@@ -88,3 +88,27 @@ def test_interrupted_build_kills_everything_and_keeps_only_complete_entries(tmp_
     for entry in entries:
         assert cache.load(json.loads(entry.read_text())["key"]) is not None   # complete and valid
     assert not leftover_processes()
+
+
+def test_a_stale_gpu_record_fails_the_strict_build_naming_the_record(tmp_path):
+    from dpguide.engine import shared_forkserver
+    from dpguide.launch import Job, run_job
+    from dpguide.site import SiteBuild
+
+    page = '# GPU\n\n```python device="cuda"\n--8<-- "gpu.py"\n```\n'
+    site = make_site(tmp_path, {"index.md": page}, {"gpu.py": "print('recorded through the real code path')\n"})
+    build_site = SiteBuild(site, warn=lambda m: None, info=lambda m: None)
+    [block] = build_site.execute()
+    engine = build_site.engine
+    result = run_job(Job(block.key, block.label, block.files, block.script, block.options), engine.scratch_root,
+                     engine.block_env, shared_forkserver(engine.block_env), engine.live)
+    build_site.records.write(block, result, {"gpu_name": "cpu stand-in for the test", "gpu_count": 1,
+                                             "driver": "-", "cuda": "-", "torch": "-", "nccl": "-",
+                                             "python": "-", "date": "-"})
+    fresh = build(site)
+    assert fresh.returncode == 0, fresh.stderr
+    assert "recorded through the real code path" in (site / "site" / "index.html").read_text()
+    (site / "docs" / "snippets" / "gpu.py").write_text("print('changed after recording')\n")
+    stale = build(site)
+    assert stale.returncode != 0
+    assert "gpu.py_python.json is stale" in stale.stderr and "dpguide record --only gpu.py@python" in stale.stderr

@@ -58,18 +58,25 @@ def rank_of(proc: psutil.Process) -> int | None:
 
 
 def kill_job(token: str, roots: list[int] = (), grace_s: float = 0.0) -> int:
-    """End every process of a job (SIGKILL after ``grace_s`` of SIGTERM); return how many."""
+    """End every process of a job (SIGKILL, after ``grace_s`` of SIGTERM); return how many.
+
+    The table is scanned again until nothing of the job is left, so a process that
+    was being started during the first scan is found and ended too.
+    """
     procs = job_processes(token, roots)
-    if grace_s > 0:
+    if grace_s > 0 and procs:
         for proc in procs:
             _signal(proc, signal.SIGTERM)
         psutil.wait_procs(procs, timeout=grace_s)
-    for proc in job_processes(token, roots) if grace_s > 0 else procs:
-        _signal(proc, signal.SIGKILL)
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and job_processes(token, roots):
+    ended = {p.pid for p in procs}
+    deadline = time.monotonic() + 10
+    while procs and time.monotonic() < deadline:
+        for proc in procs:
+            _signal(proc, signal.SIGKILL)
         time.sleep(0.02)
-    return len(procs)
+        procs = job_processes(token, roots)
+        ended |= {p.pid for p in procs}
+    return len(ended)
 
 
 def _signal(proc: psutil.Process, sig: int) -> None:

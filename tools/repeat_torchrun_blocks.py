@@ -30,21 +30,27 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--only", default="", help="only blocks whose label contains this text")
+    parser.add_argument("--jobs", type=int, default=1, help="blocks run at the same time (default 1)")
     args = parser.parse_args()
     engine = Engine(Path(__file__).resolve().parents[1], log=lambda m: None)
     blocks = [b for b in engine.collect() if b.options.launch == "torchrun" and b.options.runs_on_cpu_build
               and args.only in b.label]
     failures: Counter = Counter()
     started = time.monotonic()
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(block, round_number):
+        job = Job(block.key, block.label, block.files, block.script, block.options)
+        result = run_job(job, engine.scratch_root / f"r{round_number}", engine.block_env, None, engine.live)
+        try:
+            check_outcome(block, result)
+        except BlockFailed as exc:
+            failures[block.label] += 1
+            print(f"round {round_number}: FAILED {exc}".splitlines()[0], flush=True)
+
     for round_number in range(1, args.rounds + 1):
-        for block in blocks:
-            job = Job(block.key, block.label, block.files, block.script, block.options)
-            result = run_job(job, engine.scratch_root, engine.block_env, None, engine.live)
-            try:
-                check_outcome(block, result)
-            except BlockFailed as exc:
-                failures[block.label] += 1
-                print(f"round {round_number}: FAILED {exc}".splitlines()[0], flush=True)
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            list(pool.map(lambda b: one(b, round_number), blocks))
         print(f"round {round_number}/{args.rounds}: {len(blocks)} torchrun blocks, "
               f"{sum(failures.values())} failure(s) so far, {time.monotonic() - started:.0f} s", flush=True)
     print(f"\n{len(blocks)} blocks x {args.rounds} rounds = {len(blocks) * args.rounds} runs; "

@@ -13,6 +13,7 @@ the whole file runs.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import re
 from dataclasses import dataclass
@@ -85,9 +86,22 @@ def read_snippet(snippets_dir: Path, relpath: str) -> SnippetFile:
     return SnippetFile(relpath, path, text, header, frozenset(sections))
 
 
-def local_imports(snippets_dir: Path, relpath: str, seen: set[str] | None = None) -> dict[str, str]:
-    """Snippet files a snippet imports (directly or not), with their sha256, for the cache key."""
-    seen = set() if seen is None else seen
+def local_imports(snippets_dir: Path, relpath: str) -> dict[str, str]:
+    """Snippet files a snippet imports (directly or not), with their sha256, for the cache key.
+
+    Memoised on the snippet tree's file stamps: a build asks twice per block (run, then render).
+    """
+    stamps = tuple(sorted((p.as_posix(), p.stat().st_mtime_ns, p.stat().st_size)
+                          for p in (snippets_dir / relpath).parent.glob("*.py")))
+    return dict(_local_imports_cached(str(snippets_dir), relpath, stamps))
+
+
+@functools.lru_cache(maxsize=1024)
+def _local_imports_cached(snippets_dir: str, relpath: str, stamps: tuple) -> tuple:
+    return tuple(sorted(_local_imports(Path(snippets_dir), relpath, set()).items()))
+
+
+def _local_imports(snippets_dir: Path, relpath: str, seen: set[str]) -> dict[str, str]:
     seen.add(relpath)
     path = snippets_dir / relpath
     try:
@@ -109,5 +123,5 @@ def local_imports(snippets_dir: Path, relpath: str, seen: set[str] | None = None
                     dep = candidate.relative_to(snippets_dir).as_posix()
                     if dep not in seen:
                         found[dep] = hashlib.sha256(candidate.read_bytes()).hexdigest()
-                        found.update(local_imports(snippets_dir, dep, seen))
+                        found.update(_local_imports(snippets_dir, dep, seen))
     return found

@@ -105,13 +105,17 @@ def test_progress_survives_a_reload_and_can_be_reset(page, site_url):
     assert "0 of 3 answered" in page.locator(".dpg-set-score").inner_text()
 
 
+def deck(page):
+    return page.locator(".dpg-deck").first
+
+
 def side(page) -> str:
-    return page.locator(".dpg-card-side").text_content()
+    return deck(page).locator(".dpg-card-side").text_content()
 
 
 def test_flashcards_flip_move_sort_and_keep_boxes(page, site_url):
     open_page(page, site_url, CARDS)
-    card = page.locator(".dpg-card")
+    card = deck(page).locator(".dpg-card")
     front = card.inner_text()
     card.focus()
     page.keyboard.press("Space")
@@ -119,16 +123,16 @@ def test_flashcards_flip_move_sort_and_keep_boxes(page, site_url):
     page.keyboard.press("ArrowRight")
     assert side(page) == "Front"
     page.keyboard.press("ArrowLeft")
-    page.locator(".dpg-knew").click()                              # card 1 -> box 2
-    status = page.locator(".dpg-deck-status").inner_text()
-    assert "box 2: 1" in status
-    page.locator(".dpg-again").click()                             # card 2 comes back later
+    deck(page).locator(".dpg-knew").click()                        # card 1 -> box 2
+    status = deck(page).locator(".dpg-deck-status")
+    assert "box 2: 1" in status.inner_text()
+    deck(page).locator(".dpg-again").click()                       # card 2 comes back later
     page.reload()
     page.wait_for_selector(".dpg-card")
-    assert "box 2: 1" in page.locator(".dpg-deck-status").inner_text()
-    page.locator(".dpg-shuffle").click()
-    page.locator(".dpg-deck-reset").click()
-    assert "box 2: 0" in page.locator(".dpg-deck-status").inner_text()
+    assert "box 2: 1" in deck(page).locator(".dpg-deck-status").inner_text()
+    deck(page).locator(".dpg-shuffle").click()
+    deck(page).locator(".dpg-deck-reset").click()
+    assert "box 2: 0" in deck(page).locator(".dpg-deck-status").inner_text()
     assert page.problems == []
 
 
@@ -138,7 +142,7 @@ def test_widgets_work_after_instant_navigation(page, site_url):
     page.locator("a[href$='flashcards/']").first.click()
     page.wait_for_selector(".dpg-card")
     assert page.evaluate("window.document$ !== undefined")
-    page.locator(".dpg-card").click()
+    deck(page).locator(".dpg-card").click()
     assert side(page) == "Back"
     page.locator("a[href$='practice/ddp-basics/']").first.click()
     page.wait_for_selector("#q-ddp-basics-shape .dpg-choice")

@@ -122,6 +122,8 @@ def compare_markdown_exec(repeat: int, env: dict) -> list[tuple[str, float]]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--cold-repeat", type=int, default=1,
+                        help="cold builds to take the median of (each runs every block: minutes)")
     parser.add_argument("--markdown", help="also write the table as Markdown to this file")
     args = parser.parse_args()
     from dpguide.engine import Engine
@@ -135,9 +137,9 @@ def main() -> int:
         copy_site(site)
         cache = site / ".cache"
 
-        def median_of(label: str, prepare=None, run_env=env) -> float:
+        def median_of(label: str, prepare=None, run_env=env, repeat=None) -> float:
             times = []
-            for _ in range(args.repeat):
+            for _ in range(repeat or args.repeat):
                 if prepare:
                     prepare()
                 times.append(timed(build, site, run_env))
@@ -148,7 +150,13 @@ def main() -> int:
 
         print("measuring (each figure a median of", args.repeat, "runs)", flush=True)
         floor = median_of("1 floor: hooks disabled", run_env={**env, "DPGUIDE_DISABLE": "1"})
-        median_of("2 cold: empty cache", prepare=lambda: shutil.rmtree(cache, ignore_errors=True))
+        median_of("2 cold: empty cache", prepare=lambda: shutil.rmtree(cache, ignore_errors=True),
+                  repeat=args.cold_repeat)
+        from dpguide.cache import RunCache
+
+        cold_cache = RunCache(cache / "dpguide")
+        cold_blocks = [b for b in Engine(site, log=lambda m: None).collect() if b.options.runs_on_cpu_build]
+        cold_seconds = {b.key: r.duration for b in cold_blocks if (r := cold_cache.load(b.key)) is not None}
         median_of("3 warm: nothing changed")
         engine = Engine(site, log=lambda m: None)
         blocks = engine.collect()
@@ -197,6 +205,24 @@ def main() -> int:
         rows.append((f"6 {len(blocks)} single-process blocks, engine (sum)", engine_total))
         rows.append((f"6 the same blocks, bare python loop (sum)", bare_total))
 
+        print("\nper-block overhead, torchrun blocks (engine time in the cold build vs bare torchrun):")
+        engine_total = bare_total = 0.0
+        torchrun_blocks = [b for b in cold_blocks if b.options.launch == "torchrun" and b.key in cold_seconds]
+        for block in torchrun_blocks:
+            job = Job(block.key, block.label, block.files, block.script, block.options)
+            workdir = prepare_scratch(job, Path(tmp) / "bare")
+            command = [sys.executable, "-m", "torch.distributed.run", *block.reader_command.split()[1:]]
+            if block.options.nnodes > 1:
+                continue  # a multi-node command is one per node; the engine's own launch is the only one
+            start = time.perf_counter()
+            subprocess.run(command, cwd=(workdir / block.script).parent, env=engine.block_env, capture_output=True)
+            bare = time.perf_counter() - start
+            engine_total += cold_seconds[block.key]
+            bare_total += bare
+            print(f"  {block.label:<70} engine {cold_seconds[block.key]:6.2f} s   bare torchrun {bare:6.2f} s")
+        rows.append((f"6 {len(torchrun_blocks)} torchrun blocks, engine in the cold build (sum)", engine_total))
+        rows.append((f"6 the same blocks, bare torchrun loop (sum)", bare_total))
+
     rows += compare_markdown_exec(args.repeat, env)
 
     when = datetime.date.today().isoformat()
@@ -204,7 +230,8 @@ def main() -> int:
 
     machine = (f"{when}, {os.cpu_count()} cores, Python {platform.python_version()}, "
                f"torch {importlib.metadata.version('torch')}")
-    lines = [f"Measured {machine}; median of {args.repeat} runs.", "",
+    lines = [f"Measured {machine}; median of {args.repeat} runs ({args.cold_repeat} for the cold build) "
+             "by `benchmarks/build_speed.py`.", "",
              "| measurement | seconds | ratio to floor |", "|---|---:|---:|"]
     lines += [f"| {label} | {value:.2f} | {value / floor:.2f}x |" for label, value in rows]
     table = "\n".join(lines)

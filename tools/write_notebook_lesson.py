@@ -15,7 +15,7 @@ Notebooks and multi-process training pull in different directions: a notebook is
 process that holds your state, while data-parallel training needs several processes that each run
 the same program from the start. The usual first attempt, `torch.multiprocessing.spawn` of a
 function defined in a cell, fails, and the reason tells you what works instead."""),
-    new_markdown_cell("""## `mp.spawn` of a function defined in the notebook
+    new_markdown_cell("""## Spawning a function defined in the notebook
 
 `mp.spawn` starts fresh Python interpreters (the *spawn* start method). Each child must find the
 function it should run by importing it: it pickles a *reference* such as `__main__.worker`, and the
@@ -71,7 +71,9 @@ you will use on a cluster.
 
 ## Next
 
-Back to [the training loop](training-loop.md), or practise with the [flashcards](../flashcards/index.md)."""),
+Back to [the training loop](../training-loop/), or practise with the [flashcards](../../flashcards/).
+
+(Links in a notebook are written as the site's URLs: notebook cells are not rewritten like Markdown pages.)"""),
 ]
 nb = new_notebook(cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
                                          "language_info": {"name": "python"}})

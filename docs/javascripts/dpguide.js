@@ -301,6 +301,10 @@
     /* Material's search overlay is a dialog without a name; give it one for screen readers */
     var search = document.querySelector(".md-search[role='dialog']");
     if (search && !search.getAttribute("aria-label")) search.setAttribute("aria-label", "Search the site");
+    /* regions that scroll sideways (notebook cells, long rows of rank tabs) must be reachable by keyboard */
+    document.querySelectorAll(".jupyter-wrapper .jp-InputArea-editor, .jupyter-wrapper pre, .tabbed-labels").forEach(function (box) {
+      if (box.scrollWidth > box.clientWidth && !box.hasAttribute("tabindex")) box.setAttribute("tabindex", "0");
+    });
     document.querySelectorAll(".dpg-quiz").forEach(function (quiz) {
       if (quiz.dataset.init === "1") return;
       quiz.dataset.init = "1";

@@ -161,3 +161,52 @@ def test_corrupt_truncated_or_edited_cache_entries_are_rerun_not_trusted(project
         assert json.loads(path.read_text())["digest"]          # a complete entry again
     assert len([r for r in reports if "is corrupt" in r]) == 3
     assert len(list((project.root / "cache" / "corrupt").iterdir())) >= 1
+
+
+FLAKY = '''
+    #| run: torchrun --standalone --nproc-per-node=2 flaky.py
+    import os, sys
+    import torch.distributed as dist
+    dist.init_process_group("gloo")
+    rank = dist.get_rank()
+    print(f"rank {rank} finished its work")
+    dist.barrier()
+    dist.destroy_process_group()
+    marker = "{marker}"
+    if rank == 1 and ({always} or not os.path.exists(marker)):
+        open(marker, "w").close()
+        sys.stdout.flush()
+        # what the platform flake looks like: C++ terminate at exit, no Python traceback
+        os.write(2, b"terminate called without an active exception\\n")
+        os.abort()
+'''
+
+
+def test_an_exit_abort_is_retried_once_and_the_retry_is_logged(project):
+    log = []
+    project.snippet("flaky.py", FLAKY.replace("{always}", "False").replace("{marker}", str(project.root / "once")))
+    project.page("f.md", '```python\n--8<-- "flaky.py"\n```\n')
+    engine = project.engine(log=log.append)
+    [block] = engine.collect()
+    engine.run([block])
+    assert engine.result_for(block).succeeded
+    assert any("RETRY f.md:1" in m and "rank 1 aborted at exit" in m for m in log)
+    assert engine.retried == [block.label]
+
+
+def test_an_abort_every_time_still_fails_the_build(project):
+    project.snippet("flaky.py", FLAKY.replace("{always}", "True").replace("{marker}", str(project.root / "once")))
+    project.page("f.md", '```python\n--8<-- "flaky.py"\n```\n')
+    engine = project.engine()
+    [block] = engine.collect()
+    with pytest.raises(BlockFailed, match=r"exit code -6 \(SIGABRT\)"):
+        engine.run([block])
+
+
+def test_a_python_exception_is_never_retried(project):
+    log = []
+    project.page("f.md", '```python\nraise RuntimeError("deterministic")\n```\n')
+    engine = project.engine(log=log.append)
+    with pytest.raises(BlockFailed):
+        engine.run(engine.collect())
+    assert not any("RETRY" in m for m in log)

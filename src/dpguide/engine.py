@@ -84,6 +84,7 @@ class Engine:
         self.results: dict[str, RunResult] = {}
         self.failures: dict[str, str] = {}
         self.questions: list = []
+        self.retried: list[str] = []
         self.decks: list = []   # key -> why the block failed, for this build
         self.stats: list[BlockStat] = []
 
@@ -124,6 +125,7 @@ class Engine:
         forkserver = shared_forkserver(self.block_env) if any(
             b.options.launch == "python" and not b.options.fresh for b in blocks) else None
         failures: list[str] = []
+        retried: list[str] = []
         done = 0
         started = time.monotonic()
         lock = threading.Lock()
@@ -136,6 +138,14 @@ class Engine:
                     return
                 job = Job(block.key, block.label, block.files, block.script, block.options)
                 result = run_job(job, self.scratch_root, self.block_env, forkserver, self.live)
+                aborted = [] if block.options.expect_fail else result.exit_abort_ranks()
+                if aborted and not self.live.stopping.is_set():
+                    # the known teardown flake; one retry, said loudly; a second abort fails the block
+                    self.log(f"[dpguide] RETRY {block.label}: {', '.join(aborted)} aborted at exit "
+                             "('terminate called without an active exception', SIGABRT) after its output; "
+                             "running it once more")
+                    retried.append(block.label)
+                    result = run_job(job, self.scratch_root, self.block_env, forkserver, self.live)
             finally:
                 slots.release(weight)
             if result.ended == "interrupted":
@@ -145,6 +155,8 @@ class Engine:
                 self.cache.store(block.key, result)
                 self.results[block.key] = result
                 status = "ok" if result.succeeded else "failed as expected"
+                if block.label in retried:
+                    status += " (retried)"
             except BlockFailed as exc:
                 failures.append(str(exc))
                 self.failures[block.key] = str(exc)
@@ -175,6 +187,10 @@ class Engine:
         slowest = sorted((s for s in self.stats if s.source == "run"), key=lambda s: -s.seconds)[:3]
         self.log(f"[dpguide] ran {len(blocks)} block(s) in {time.monotonic() - started:.1f}s, {cached} cached; "
                  "slowest: " + ", ".join(f"{s.label} {s.seconds:.1f}s" for s in slowest))
+        if retried:
+            self.log(f"[dpguide] {len(retried)} block(s) passed only on a retry after an exit abort: "
+                     + ", ".join(retried))
+        self.retried = retried
         if failures:
             raise BlockFailed(f"{len(failures)} block(s) failed", "\n\n".join(failures))
 

@@ -94,6 +94,27 @@ class RunResult:
         return {"rank": int(match[1]), "local_rank": int(match[2]), "exitcode": code,
                 "signal": signal_name(code)}
 
+    def exit_abort_ranks(self) -> list[str]:
+        """Sources that died of SIGABRT right after C++ printed 'terminate called without an active
+        exception' and raised no Python exception: the known teardown flake (see the Contribute page).
+        Empty unless every failing process ended exactly that way."""
+        if self.ended != "exited" or self.returncode == 0:
+            return []
+        raisers = {source for source, _, _ in self.exceptions()}
+        aborted = []
+        for source in self.sources():
+            if source == LAUNCHER:
+                continue
+            stderr = [line.text for line in self.lines if line.source == source and line.stream == "stderr"]
+            if stderr and stderr[-1].strip() == "terminate called without an active exception":
+                if source in raisers:
+                    return []
+                aborted.append(source)
+        if self.launch == "python":
+            return aborted if self.returncode == -6 else []
+        cause = self.root_cause()
+        return aborted if cause and cause["signal"] == "SIGABRT" else []
+
     def failure_summary(self) -> str:
         """One honest sentence on how the run ended."""
         if self.ended == "timeout":

@@ -71,10 +71,23 @@ def test_nonzero_exit_with_no_output_is_reported_truthfully(project):
     assert "p.md:1" in message and "exit status 3" in message and "it printed nothing" in message
 
 
+def test_one_or_two_python_blocks_do_not_start_the_warm_server(project):
+    import dpguide.engine as engine_module
+
+    if engine_module._FORKSERVER is not None:
+        engine_module._FORKSERVER.close()
+    engine, [block] = run_page(project, "```python\nimport sys\nprint('torch' in sys.modules)\n```\n")
+    assert engine.result_for(block).text() == "False"        # forked from the bare server
+    assert engine_module._FORKSERVER is None or not engine_module._FORKSERVER.running
+
+
 def test_fresh_interpreter_matches_forked_output(project):
     code = 'import torch\nprint(torch.tensor([1.0, 2.0]).sum().item())'
-    engine, blocks = run_page(project, f"```python\n{code}\n```\n\n```python fresh=\"true\"\n{code}\n```\n")
-    forked, fresh = (engine.result_for(b) for b in blocks)
+    # three or more python blocks to run: the engine forks them from its warm server
+    others = "".join(f"```python\nprint({n})\n```\n\n" for n in range(2))
+    engine, blocks = run_page(project, f"```python\n{code}\n```\n\n```python fresh=\"true\"\n{code}\n```\n\n"
+                              + others)
+    forked, fresh = (engine.result_for(b) for b in blocks[:2])
     assert forked.text() == fresh.text() == "3.0"
     assert fresh.command[0] == "python" and "forked" in " ".join(forked.command)
 

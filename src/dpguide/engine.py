@@ -23,20 +23,26 @@ from .forkserver import ForkServer
 from .launch import Job, LiveJobs, run_job
 from .results import RunResult
 
-_FORKSERVER: ForkServer | None = None
+_FORKSERVER: ForkServer | None = None      # the warm one (torch imported once)
+_BARE_FORKSERVER: ForkServer | None = None  # imports nothing: for one or two blocks
 _FORKSERVER_LOCK = threading.Lock()
 
 
-def shared_forkserver(env: dict[str, str]) -> ForkServer:
-    """One warm interpreter per build process (kept across `mkdocs serve` rebuilds)."""
-    global _FORKSERVER
+def shared_forkserver(env: dict[str, str], preload: bool = True) -> ForkServer:
+    """One fork server per build process and kind (kept across `mkdocs serve` rebuilds)."""
+    global _FORKSERVER, _BARE_FORKSERVER
     with _FORKSERVER_LOCK:
-        if _FORKSERVER is None or _FORKSERVER.env != env:
-            if _FORKSERVER is not None:
-                _FORKSERVER.close()
-            _FORKSERVER = ForkServer(env)
-            atexit.register(_FORKSERVER.close)
-        return _FORKSERVER
+        current = _FORKSERVER if preload else _BARE_FORKSERVER
+        if current is None or current.env != env:
+            if current is not None:
+                current.close()
+            current = ForkServer(env, preload=preload)
+            atexit.register(current.close)
+            if preload:
+                _FORKSERVER = current
+            else:
+                _BARE_FORKSERVER = current
+        return current
 
 
 @dataclass
@@ -122,8 +128,11 @@ class Engine:
         # longest first (known timings), torchrun before python when unknown
         blocks.sort(key=lambda b: -timings.get(b.identity, 6.0 * _ranks(b) if b.options.launch == "torchrun" else 1.0))
         slots = WeightedSlots(self.slots)
-        forkserver = shared_forkserver(self.block_env) if any(
-            b.options.launch == "python" and not b.options.fresh for b in blocks) else None
+        # the warm server costs one torch import (about a second here): worth it from a few blocks on;
+        # one or two python blocks (an edited snippet) fork from a bare server, importing what they need
+        forkable = [b for b in blocks if b.options.launch == "python" and not b.options.fresh]
+        warm = len(forkable) >= 3 or (_FORKSERVER is not None and _FORKSERVER.running)
+        forkserver = shared_forkserver(self.block_env, preload=warm) if forkable else None
         failures: list[str] = []
         retried: list[str] = []
         done = 0

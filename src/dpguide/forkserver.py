@@ -27,8 +27,8 @@ PRELOAD = ("torch", "torch.nn", "torch.distributed", "torch.utils.data", "numpy"
 
 # --------------------------------------------------------------------------- server side
 
-def serve(socket_path: str) -> None:
-    for name in PRELOAD:
+def serve(socket_path: str, preload: bool = True) -> None:
+    for name in PRELOAD if preload else ():
         try:
             __import__(name)
         except ImportError:
@@ -175,8 +175,8 @@ def _child(request: dict, fds: list[int], *sockets) -> None:
 class ForkServer:
     """Starts the warm server on first use and runs scripts in forked children."""
 
-    def __init__(self, env: dict[str, str]):
-        self.env = env
+    def __init__(self, env: dict[str, str], preload: bool = True):
+        self.env, self.preload = env, preload
         self._proc: subprocess.Popen | None = None
         self._dir = None
         self._lock = threading.Lock()
@@ -191,7 +191,7 @@ class ForkServer:
             env = dict(self.env)
             env["PYTHONPATH"] = src
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "dpguide.forkserver", self._socket],
+                [sys.executable, "-m", "dpguide.forkserver", self._socket] + ([] if self.preload else ["--bare"]),
                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env, cwd=self._dir)
             ready = self._proc.stdout.readline()
             if ready.strip() != b"ready":
@@ -209,6 +209,10 @@ class ForkServer:
         reply = json.loads(reader.readline())
         return reply["pid"], reader, conn
 
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
     def close(self) -> None:
         with self._lock:
             if self._proc is not None and self._proc.poll() is None:
@@ -218,4 +222,4 @@ class ForkServer:
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1])
+    serve(sys.argv[1], preload="--bare" not in sys.argv[2:])

@@ -46,9 +46,7 @@ class NotebookRunner:
 
     def executed(self, page: str, source: Path) -> Path:
         """The path of an executed copy of ``source`` (from the cache, or executed now)."""
-        import nbformat
-
-        nb = json.loads(nbformat.writes(nbformat.reads(source.read_text(encoding="utf-8"), as_version=4)))
+        nb = json.loads(source.read_text(encoding="utf-8"))   # no nbformat import on a cache hit
         for cell in nb.get("cells", []):          # one string per source, however the file stores it
             if isinstance(cell.get("source"), list):
                 cell["source"] = "".join(cell["source"])

@@ -125,6 +125,8 @@ def main() -> int:
     parser.add_argument("--cold-repeat", type=int, default=1,
                         help="cold builds to take the median of (each runs every block: minutes)")
     parser.add_argument("--markdown", help="also write the table as Markdown to this file")
+    parser.add_argument("--rebuilds-only", action="store_true",
+                        help="only rows 1, 3, 4 and 5, starting from a copy of this checkout's cache")
     args = parser.parse_args()
     from dpguide.engine import Engine
 
@@ -150,8 +152,12 @@ def main() -> int:
 
         print("measuring (each figure a median of", args.repeat, "runs)", flush=True)
         floor = median_of("1 floor: hooks disabled", run_env={**env, "DPGUIDE_DISABLE": "1"})
-        median_of("2 cold: empty cache", prepare=lambda: shutil.rmtree(cache, ignore_errors=True),
-                  repeat=args.cold_repeat)
+        if args.rebuilds_only:
+            shutil.copytree(ROOT / ".cache", cache, dirs_exist_ok=True)
+            timed(build, site, env)          # settle the copied cache (paths of this copy)
+        else:
+            median_of("2 cold: empty cache", prepare=lambda: shutil.rmtree(cache, ignore_errors=True),
+                      repeat=args.cold_repeat)
         from dpguide.cache import RunCache
 
         cold_cache = RunCache(cache / "dpguide")
@@ -178,6 +184,8 @@ def main() -> int:
             page.write_text(page.read_text() + f"\nA prose edit, number {counter[0]}.\n")
 
         median_of("5 prose-only edit (learn/ddp.md)", prepare=touch_prose)
+        if args.rebuilds_only:
+            return report(rows, floor, args)
 
         print("\nper-block overhead, single-process blocks (engine from a warm server vs bare python):")
         engine = Engine(site, cache_dir=Path(tmp) / "fresh-cache", log=lambda m: None)
@@ -224,7 +232,10 @@ def main() -> int:
         rows.append((f"6 the same blocks, bare torchrun loop (sum)", bare_total))
 
     rows += compare_markdown_exec(args.repeat, env)
+    return report(rows, floor, args)
 
+
+def report(rows, floor, args) -> int:
     when = datetime.date.today().isoformat()
     import importlib.metadata
 

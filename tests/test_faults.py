@@ -210,3 +210,70 @@ def test_a_python_exception_is_never_retried(project):
     with pytest.raises(BlockFailed):
         engine.run(engine.collect())
     assert not any("RETRY" in m for m in log)
+
+
+LIVE_GROUP = '''
+    #| run: {run}
+    import torch
+    import torch.distributed as dist
+    import torch.distributed.nn  # noqa: F401
+    {init}
+    group = dist.new_group()                 # a handle that outlives destroy_process_group()
+    dist.all_reduce(torch.ones(1), group=group)
+    print("right answer")
+    dist.barrier()
+    {drop}
+    dist.destroy_process_group()
+'''
+TORCHRUN = {"run": "torchrun --standalone --nproc-per-node=2 live.py", "init": 'dist.init_process_group("gloo")'}
+FORKED = {"run": "python live.py",
+          "init": 'dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)'}
+
+
+def live_group(kind: dict, drop: str = "") -> str:
+    code = LIVE_GROUP
+    for key, value in {**kind, "drop": drop or "pass"}.items():
+        code = code.replace("{" + key + "}", value)
+    return code
+
+
+@pytest.mark.parametrize("kind", [TORCHRUN, FORKED], ids=["torchrun", "forked-python"])
+def test_a_group_left_alive_at_exit_fails_every_run_with_the_fix(project, kind):
+    engine, [block], message, seconds = build(project, '```python\n--8<-- "live.py"\n```\n',
+                                              {"live.py": live_group(kind)})
+    assert engine.retried == []                           # certain, so never retried
+    assert "faults.md:1" in message
+    assert "gloo worker threads still running" in message
+    assert ("rank 0 (" in message and "rank 1 (" in message) if kind is TORCHRUN else "the process (" in message
+    assert "import torch.distributed.nn before init_process_group()" in message
+    assert "Ending a script cleanly" in message
+    assert "right answer" in message                      # its output was right: that is the trap
+
+
+@pytest.mark.parametrize("kind", [TORCHRUN, FORKED], ids=["torchrun", "forked-python"])
+def test_dropping_the_last_holder_passes_and_leaves_no_thread(project, kind):
+    project.snippet("live.py", live_group(kind, drop="del group"))
+    project.page("f.md", '```python\n--8<-- "live.py"\n```\n')
+    engine = project.engine()
+    [block] = engine.collect()
+    engine.run([block])
+    result = engine.result_for(block)
+    assert result.succeeded and result.exit_notes              # the probe did report
+    assert result.ranks_leaving_gloo_threads() == {}
+    assert set(result.text().splitlines()) == {"right answer"}  # the probe printed nothing
+
+
+def test_threads_at_exit_expected_lets_a_lesson_show_the_live_group(project):
+    project.snippet("live.py", live_group(TORCHRUN))
+    project.page("f.md", '```python threads-at-exit="expected"\n--8<-- "live.py"\n```\n')
+    engine = project.engine()
+    [block] = engine.collect()
+    engine.run([block])
+    result = engine.result_for(block)
+    assert set(result.ranks_leaving_gloo_threads()) == {0, 1}
+
+
+def test_a_bad_threads_at_exit_value_is_an_authoring_error(project):
+    project.page("f.md", '```python threads-at-exit="yes"\nprint(1)\n```\n')
+    with pytest.raises(Exception, match=r'(?s)f\.md:1.*threads-at-exit=\'yes\'.*threads-at-exit="expected"'):
+        project.engine().collect()

@@ -33,11 +33,21 @@ def print_result(result: RunResult, out=sys.stdout) -> None:
           f"({result.duration:.1f} s)", file=out)
 
 
+def page_of(target: str, docs_dir: Path) -> str:
+    """The page a target names: a path from here (docs/learn/x.md) or from the docs folder (learn/x.md)."""
+    docs = docs_dir.resolve()
+    for candidate in (Path(target).resolve(), docs / target):
+        if candidate.is_relative_to(docs) and candidate.is_file():
+            return candidate.relative_to(docs).as_posix()
+    raise GuideError(f"{target}: no such page under {docs_dir} "
+                     "(give docs/learn/ddp.md, or learn/ddp.md, optionally with :LINE)")
+
+
 def cmd_run(args) -> int:
     root = find_root(Path.cwd())
     engine = Engine(root)
     target, _, line = args.target.partition(":")
-    page = Path(target).resolve().relative_to(engine.docs_dir.resolve()).as_posix()
+    page = page_of(target, engine.docs_dir)
     blocks = [b for b in engine.collect() if b.page == page and (not line or b.line == int(line))]
     if not blocks:
         raise GuideError(f"{args.target}: no python block there")

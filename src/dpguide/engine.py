@@ -250,6 +250,17 @@ def check_outcome(block: Block, result: RunResult) -> None:
     if not result.succeeded:
         raise BlockFailed(where, "block failed: " + result.failure_summary(),
                           details + "\n  fix: correct the code, or mark the block expect=\"fail\" if the failure is the lesson")
+    lingering = result.ranks_leaving_gloo_threads()
+    if lingering and not block.options.threads_at_exit:
+        ranks = ", ".join(f"{f'rank {rank}' if rank >= 0 else 'the process'} ({len(names)} threads)"
+                          for rank, names in sorted(lingering.items()))
+        raise BlockFailed(where, "reached interpreter exit with a process group's gloo worker threads "
+                          f"still running: {ranks}. Such a script aborts now and then at exit "
+                          "(SIGABRT after 'terminate called without an active exception') although its output "
+                          "is right", details + "\n  fix: import torch.distributed.nn before init_process_group(), "
+                          "and `del` every DDP/FSDP model before dist.destroy_process_group(), so that nothing "
+                          "still holds the group and destroying it joins its threads; see Learn > Debugging > "
+                          "Ending a script cleanly")
 
 
 def _indent(text: str, prefix: str) -> str:

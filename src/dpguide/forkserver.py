@@ -109,6 +109,16 @@ class FramedWriter:
     def isatty(self): return False
 
 
+def _load_exit_probe() -> None:
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "exit_probe", "sitecustomize.py")
+    spec = importlib.util.spec_from_file_location("sitecustomize", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sys.modules["sitecustomize"] = module
+
+
 def _child(request: dict, fds: list[int], *sockets) -> None:
     """In the forked child: become the block's process and run its script as __main__."""
     import io
@@ -140,6 +150,8 @@ def _child(request: dict, fds: list[int], *sockets) -> None:
     sys.stderr = sys.__stderr__ = io.TextIOWrapper(FramedWriter(framed_fd, b"E"), encoding="utf-8",
                                                    errors="backslashreplace", write_through=True,
                                                    line_buffering=True)
+    if os.environ.get("DPGUIDE_EXIT_PROBE"):  # what `python FILE` gets from PYTHONPATH
+        _load_exit_probe()
     main = types.ModuleType("__main__")
     main.__file__ = script
     main.__builtins__ = __builtins__

@@ -3,11 +3,13 @@
 Every launch runs in its own scratch directory with a clean environment, its
 own session and a job marker, under a timeout that ends the whole process
 tree. torchrun jobs write each rank's output to its own files
-(``--redirects 3 --log-dir``), tailed as they grow.
+(``--redirects 3 --log-dir``), tailed as they grow. Every process loads the exit
+probe (``exit_probe/sitecustomize.py``), which notes the gloo threads it leaves running.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -23,6 +25,9 @@ from . import processes
 from .capture import FramedPipeReader, LineSink, PipeReader, RankLogTailer
 from .options import BlockOptions
 from .results import LAUNCHER, MAIN, RunResult
+
+#: the folder put on every block's PYTHONPATH: it holds only the exit probe's sitecustomize.py
+EXIT_PROBE = Path(__file__).resolve().parent / "exit_probe"
 
 
 @dataclass
@@ -102,18 +107,37 @@ def run_job(job: Job, scratch_root: Path, env: dict[str, str], forkserver, live:
     sink = LineSink()
     start = time.monotonic()
     reader_command = options.reader_command(script.name)
+    log_root = scratch_root / (job.key[:16] + "-logs")
+    shutil.rmtree(log_root, ignore_errors=True)
+    notes_dir = log_root / "exit-notes"
+    notes_dir.mkdir(parents=True)
+    env = {**env, "PYTHONPATH": str(EXIT_PROBE), "DPGUIDE_EXIT_PROBE": str(notes_dir)}
     if options.launch == "python" and not options.fresh and forkserver is not None:
         command = ["python", script.name, "(forked from the warm interpreter)"]
         result = _run_forked(script, env, sink, forkserver, token, live, options.timeout)
     else:
-        log_root = scratch_root / (job.key[:16] + "-logs")
-        shutil.rmtree(log_root, ignore_errors=True)
         result = _run_subprocesses(options, script, log_root, env, sink, token, live)
         command = result[3]
+    exit_notes = read_exit_notes(notes_dir)
     returncode, ended, stuck = result[:3]
     return RunResult(command=command, reader_command=reader_command, launch=options.launch,
                      returncode=returncode, duration=time.monotonic() - start, lines=list(sink.lines),
-                     ended=ended, stuck_ranks=stuck, dropped_bytes=sink.dropped_bytes)
+                     ended=ended, stuck_ranks=stuck, dropped_bytes=sink.dropped_bytes,
+                     exit_notes=exit_notes)
+
+
+def read_exit_notes(folder: Path) -> list[dict]:
+    """What the exit probe wrote for each rank that ended normally (see exit_probe/sitecustomize.py)."""
+    notes = []
+    for path in sorted(folder.glob("exit-*.json")):
+        try:
+            note = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue  # a rank killed while writing: its exit is reported by its status instead
+        if isinstance(note, dict) and isinstance(note.get("rank"), int):
+            notes.append({"rank": note["rank"], "attempt": int(note.get("attempt", 0)),
+                          "gloo_threads": [str(n) for n in note.get("gloo_threads", [])]})
+    return sorted(notes, key=lambda n: (n["attempt"], n["rank"]))
 
 
 def _wait(is_done, sink: LineSink, timeout: float, live: LiveJobs, extra_limit=lambda: 0) -> str:

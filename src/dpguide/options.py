@@ -28,6 +28,7 @@ KNOWN_OPTIONS = {
     "gpus": "GPUs a cuda/any block needs on the recording machine",
     "backend": "communication backend the block needs on the GPU runner (gloo or nccl)",
     "fresh": "'true' to run in a fresh interpreter instead of a fork of a warm one",
+    "threads-at-exit": "'expected' when the lesson leaves a process group alive at exit on purpose",
     "title": "title shown above the code",
     "hl_lines": "lines to highlight (passed to the highlighter)",
     "linenums": "first line number (passed to the highlighter)",
@@ -52,6 +53,7 @@ class BlockOptions:
     gpus: int = 0
     backend: str | None = None
     fresh: bool = False
+    threads_at_exit: bool = False
     display: tuple = field(default_factory=tuple)
 
     def launch_key(self) -> dict:
@@ -163,6 +165,11 @@ def apply_options(base: BlockOptions, attrs: dict[str, str], where: tuple[str, i
             if value not in ("true", "false"):
                 raise_error(where, f"fresh={value!r} must be true or false", 'write fresh="true"')
             changes["fresh"] = value == "true"
+        elif key == "threads-at-exit":
+            if value != "expected":
+                raise_error(where, f"threads-at-exit={value!r} is not understood",
+                            'the only value is threads-at-exit="expected"')
+            changes["threads_at_exit"] = True
     options = replace(base, display=tuple(sorted(display.items())), **changes)
     return check_consistent(options, where, attrs)
 

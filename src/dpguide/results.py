@@ -40,6 +40,8 @@ class RunResult:
     ended: str = "exited"  # exited | timeout | output-limit | interrupted
     stuck_ranks: list[int] = field(default_factory=list)
     dropped_bytes: int = 0
+    #: per process that exited normally: {"rank" (-1: not a torchrun rank), "attempt", "gloo_threads"}
+    exit_notes: list[dict] = field(default_factory=list)
 
     # ------------------------------------------------------------------ reading it
     def sources(self) -> list[str]:
@@ -150,7 +152,7 @@ class RunResult:
         return {"command": self.command, "reader_command": self.reader_command, "launch": self.launch,
                 "returncode": self.returncode, "duration": round(self.duration, 3), "ended": self.ended,
                 "stuck_ranks": self.stuck_ranks, "dropped_bytes": self.dropped_bytes,
-                "lines": [line.to_json() for line in self.lines]}
+                "exit_notes": self.exit_notes, "lines": [line.to_json() for line in self.lines]}
 
     @classmethod
     def from_json(cls, data: dict) -> "RunResult":
@@ -159,12 +161,27 @@ class RunResult:
         for key, kind in required.items():
             if not isinstance(data.get(key), kind):
                 raise ValueError(f"field {key!r} missing or of the wrong type")
+        notes = data.get("exit_notes", [])
+        if not isinstance(notes, list) or not all(
+                isinstance(n, dict) and isinstance(n.get("rank"), int) and isinstance(n.get("attempt"), int)
+                and isinstance(n.get("gloo_threads"), list) for n in notes):
+            raise ValueError("field 'exit_notes' is malformed")
         if data.get("returncode") is not None and not isinstance(data["returncode"], int):
             raise ValueError("field 'returncode' is not an integer")
         return cls(command=data["command"], reader_command=data["reader_command"], launch=data["launch"],
                    returncode=data.get("returncode"), duration=float(data["duration"]),
                    lines=[Line.from_json(item) for item in data["lines"]], ended=data["ended"],
-                   stuck_ranks=data["stuck_ranks"], dropped_bytes=data["dropped_bytes"])
+                   stuck_ranks=data["stuck_ranks"], dropped_bytes=data["dropped_bytes"],
+                   exit_notes=list(data.get("exit_notes", [])))
+
+    def ranks_leaving_gloo_threads(self) -> dict[int, list[str]]:
+        """Ranks (-1: a plain python process) of the last attempt that reached exit with gloo worker
+        threads still running."""
+        if not self.exit_notes:
+            return {}
+        last = max(note["attempt"] for note in self.exit_notes)
+        return {note["rank"]: note["gloo_threads"] for note in self.exit_notes
+                if note["attempt"] == last and note["gloo_threads"]}
 
 
 def _source_order(source: str) -> tuple:

@@ -4,6 +4,7 @@ import copy
 
 import torch
 import torch.distributed as dist
+import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
 from torch import nn
 from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 from torch.nn.parallel import DistributedDataParallel as DDP
@@ -51,4 +52,5 @@ for step in range(6):                        # training with the hook works as u
 # --8<-- [end:body]
 
 dist.barrier()
+del default, compressed, ddp_model           # drop what holds the group, so destroying it joins its threads
 dist.destroy_process_group()

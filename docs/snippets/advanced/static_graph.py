@@ -2,6 +2,7 @@
 """static_graph=True: DDP learns the graph once, and a parameter that is never used needs no search."""
 import torch
 import torch.distributed as dist
+import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -30,4 +31,5 @@ for step in range(5):
     print(f"step {step}: loss {loss.item():.4f}")
 print("static_graph in DDP's own logging data:", ddp_model._get_ddp_logging_data()["static_graph"])
 # --8<-- [end:body]
+del ddp_model                                # drop what holds the group, so destroying it joins its threads
 dist.destroy_process_group()

@@ -2,6 +2,7 @@
 """The same two-head model with find_unused_parameters=True: it trains."""
 import torch
 import torch.distributed as dist
+import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -35,4 +36,5 @@ for step in range(8):
     got_grad = [name for name, p in ddp_model.module.named_parameters() if p.grad is not None]
     print(f"step {step} task {task}: loss {loss.item():.4f}, gradients for {sorted({n.split('.')[0] for n in got_grad})}")
 # --8<-- [end:fix]
+del ddp_model                                # drop what holds the group, so destroying it joins its threads
 dist.destroy_process_group()

@@ -4,6 +4,7 @@ import os
 
 import torch
 import torch.distributed as dist
+import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -24,4 +25,5 @@ print(f"rank {rank}: without map_location the weights land on {as_saved['weight'
 ddp_model.module.load_state_dict(mapped)
 
 dist.barrier()
+del ddp_model                                # drop what holds the group, so destroying it joins its threads
 dist.destroy_process_group()

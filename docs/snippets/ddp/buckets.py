@@ -2,6 +2,7 @@
 """Watch DDP's gradient buckets become ready while backward is still running."""
 import torch
 import torch.distributed as dist
+import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
 from torch import nn
 from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 from torch.nn.parallel import DistributedDataParallel as DDP
@@ -34,4 +35,5 @@ for step in range(2):
     print(f"iteration {step}")
     ddp_model(torch.randn(8, 256)).sum().backward()
 # --8<-- [end:body]
+del ddp_model                                # drop what holds the group, so destroying it joins its threads
 dist.destroy_process_group()

@@ -4,6 +4,7 @@ import copy
 
 import torch
 import torch.distributed as dist
+import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -33,4 +34,5 @@ for name, p_local, p_ddp in [("weight", plain.weight, model.weight), ("bias", pl
     print(f"rank {rank}: {name} DDP grad == mean of local grads: {torch.allclose(p_ddp.grad, average)}")
 # --8<-- [end:body]
 dist.barrier()
+del ddp_model                                # drop what holds the group, so destroying it joins its threads
 dist.destroy_process_group()

@@ -3,6 +3,7 @@
 # --8<-- [start:body]
 import torch
 import torch.distributed as dist
+import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -18,5 +19,6 @@ out = ddp_model(batch)
 print(f"rank {rank}/{world}: input {tuple(batch.shape)} -> output {tuple(out.shape)}")
 print(f"rank {rank}: first weight after wrapping = {ddp_model.module.weight[0, 0].item():+.4f}")
 
-dist.destroy_process_group()                 # a clean shutdown: see "Ending a process group"
+del ddp_model                               # drop what holds the group, so destroying it joins its threads
+dist.destroy_process_group()                 # joins the gloo threads: see "Ending a script cleanly"
 # --8<-- [end:body]

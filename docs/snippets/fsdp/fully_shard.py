@@ -1,12 +1,16 @@
 #| run: torchrun --standalone --nproc-per-node=2 fully_shard.py
 """FSDP2 (fully_shard) on CPU with gloo: each rank holds a shard of every parameter, and it trains like DDP."""
 import copy
+import gc
 
 import torch
 import torch.distributed as dist
+import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
 from torch import nn
 from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
 from torch.distributed.fsdp import fully_shard
+from torch.distributed.tensor._redistribute import _gen_transform_infos, clear_redistribute_planner_cache  # private
+from torch.distributed.tensor.debug import _clear_sharding_prop_cache  # private: see "Ending a script cleanly"
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 dist.init_process_group("gloo")
@@ -58,4 +62,9 @@ if rank == 0:
 # --8<-- [end:train]
 
 dist.barrier()
+del reference, model, layer, optimizer, ref_optimizer, m, opt, p  # all that holds a DTensor holds the group
+_clear_sharding_prop_cache()                 # DTensor's cache holds the mesh, so the group
+clear_redistribute_planner_cache()           # so do the two caches that full_tensor() filled
+_gen_transform_infos.cache_clear()
+gc.collect()                                 # and frees what the cache held
 dist.destroy_process_group()

@@ -1,9 +1,13 @@
 #| run: python optimizer_order.py
 """fully_shard replaces the parameters: an optimizer built before it updates the old ones."""
+import gc
+
 import torch
 import torch.distributed as dist
+import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
 from torch import nn
 from torch.distributed.fsdp import fully_shard
+from torch.distributed.tensor.debug import _clear_sharding_prop_cache  # private: see "Ending a script cleanly"
 
 dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)   # one process is enough
 x = torch.randn(32, 4, generator=torch.Generator().manual_seed(0))
@@ -33,4 +37,6 @@ def train(optimizer_first):
 print("optimizer, then fully_shard:", train(optimizer_first=True))
 print("fully_shard, then optimizer:", train(optimizer_first=False))
 # --8<-- [end:body]
+_clear_sharding_prop_cache()                 # DTensor's cache holds the mesh, so the group
+gc.collect()                                 # and frees what the cache held
 dist.destroy_process_group()

@@ -4,6 +4,7 @@ import time
 
 import torch
 import torch.distributed as dist
+import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -29,4 +30,5 @@ for step in range(3):
     print(f"rank {rank} step {step}: step took {took:.1f} s, weights {[round(v, 4) for v in w.tolist()]}")
 # --8<-- [end:body]
 dist.barrier()                               # for a clean shutdown only
+del ddp_model                                # drop what holds the group, so destroying it joins its threads
 dist.destroy_process_group()

@@ -2,6 +2,7 @@
 """A complete DDP training loop on a tiny synthetic regression problem."""
 import torch
 import torch.distributed as dist
+import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
@@ -65,4 +66,5 @@ if rank == 0:
     print("replicas identical after training:", all(torch.equal(copies[0], c) for c in copies))
 
 dist.barrier()                               # for a clean shutdown only, not for gradient sync
+del ddp_model                                # drop what holds the group, so destroying it joins its threads
 dist.destroy_process_group()

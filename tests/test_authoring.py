@@ -68,3 +68,16 @@ def test_unclosed_fence_and_unreadable_options(project):
 def test_skip_needs_a_reason_and_every_error_is_reported_at_once(project):
     message = collect_error(project, '```python skip=""\nx\n```\n\n```python timeout="-1"\nx\n```\n')
     assert "lesson.md:1: skip needs a reason" in message and "lesson.md:5: timeout='-1'" in message
+
+
+def test_the_contribute_page_documents_every_block_option():
+    import re
+    from pathlib import Path
+
+    from dpguide.options import KNOWN_OPTIONS
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "contribute" / "index.md").read_text()
+    table = page[page.index("## Block options"):page.index("## Run one block as the build does")]
+    documented = {name for cell in re.findall(r"^\| (.+?) \|", table, flags=re.M)
+                  for name in re.findall(r"`([a-z_-]+)(?:=[^`]*)?`", cell)}
+    assert set(KNOWN_OPTIONS) - documented == set()

@@ -92,6 +92,32 @@ def test_multiple_choice_wrong_then_right_with_real_error_feedback(page, site_ur
     assert "Right" in q.locator(".dpg-feedback").inner_text()
 
 
+def test_multiple_choice_by_keyboard_only(page, site_url):
+    open_page(page, site_url, PRACTICE)
+    q = page.locator("#q-ddp-basics-wrapper")
+    q.locator(".dpg-quiz-prompt").click()
+    for _ in range(40):                                            # one Tab stop for the whole group
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.classList.contains('dpg-choice')"):
+            break
+    assert page.evaluate("document.activeElement.dataset.index") == "0"
+    page.keyboard.press("ArrowDown")                               # arrows move and choose
+    assert page.evaluate("document.activeElement.dataset.index") == "1"
+    assert q.locator(".dpg-choice").nth(1).get_attribute("aria-checked") == "true"
+    assert q.locator(".dpg-choice").nth(0).get_attribute("aria-checked") == "false"
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowUp")                                 # wraps round to the last option
+    last = q.locator(".dpg-choice").count() - 1
+    assert page.evaluate("document.activeElement.dataset.index") == str(last)
+    page.keyboard.press("ArrowDown")                               # and on to the first, the right one
+    assert page.evaluate("document.activeElement.dataset.index") == "0"
+    page.keyboard.press("Tab")                                     # leaves the group: next is Check
+    assert page.evaluate("document.activeElement.classList.contains('dpg-check')")
+    page.keyboard.press("Enter")
+    assert "Right" in q.locator(".dpg-feedback").inner_text()
+    assert page.problems == []
+
+
 def test_progress_survives_a_reload_and_can_be_reset(page, site_url):
     open_page(page, site_url, PRACTICE)
     q = page.locator("#q-ddp-basics-shape")

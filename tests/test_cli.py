@@ -37,6 +37,16 @@ def test_run_one_block_by_page_and_line_prints_its_output(tmp_path):
     assert "index.md:7" not in done.stdout
 
 
+def test_a_page_can_be_named_from_the_docs_folder_and_a_wrong_one_is_a_clear_error(tmp_path):
+    site = make_site(tmp_path, PAGES)
+    done = dpguide(site, "run", "index.md:3")                  # as the build log writes it
+    assert done.returncode == 0, done.stderr
+    assert "first block" in done.stdout
+    wrong = dpguide(site, "run", "learn/nope.md:3")
+    assert wrong.returncode != 0
+    assert "learn/nope.md: no such page" in wrong.stderr and "Traceback" not in wrong.stderr
+
+
 def test_run_a_page_reports_the_expected_failure_truthfully(tmp_path):
     site = make_site(tmp_path, PAGES)
     done = dpguide(site, "run", "docs/index.md")

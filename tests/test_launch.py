@@ -199,3 +199,25 @@ def test_two_torchrun_agents_on_one_host_form_one_four_rank_group(project):
         "node 0 rank 0", "node 0 rank 1", "node 1 rank 0", "node 1 rank 1"]
     assert all(result.text(s, "stdout") == "world 4" for s in result.sources() if s != "torchrun")
     assert "--rdzv-endpoint=<host>:29400" in block.reader_command
+
+
+def test_exit_notes_that_are_torn_or_foreign_are_ignored_not_trusted(tmp_path):
+    from dpguide.launch import read_exit_notes
+
+    (tmp_path / "exit-1.json").write_text('{"rank": 0, "attempt": 0, "gloo_threads": ["pt_gloo_runloop"]}')
+    (tmp_path / "exit-2.json").write_text('{"rank": 1, "attem')             # killed while writing
+    (tmp_path / "exit-3.json").write_text('["not", "a", "note"]')
+    (tmp_path / "other.json").write_text('{"rank": 5}')                    # not the probe's file name
+    assert read_exit_notes(tmp_path) == [{"rank": 0, "attempt": 0, "gloo_threads": ["pt_gloo_runloop"]}]
+
+
+def test_a_fresh_interpreter_loads_the_exit_probe_from_pythonpath(project):
+    engine, [block] = run_page(project, '''
+        ```python fresh="true"
+        import sys
+        print("probe loaded:", "sitecustomize" in sys.modules)
+        ```
+    ''')
+    result = engine.result_for(block)
+    assert result.text() == "probe loaded: True"
+    assert [note["rank"] for note in result.exit_notes] == [-1]

@@ -88,12 +88,26 @@
                              "data-index": String(index) });
       b.appendChild(el("span", { "class": "dpg-letter" }, "ABCDEFGHIJ"[index] + "."));
       richText(b, " " + option.text);
-      b.addEventListener("click", function () {
-        chosen = index;
-        buttons.forEach(function (o) { o.setAttribute("aria-checked", o === b ? "true" : "false"); });
-      });
+      b.tabIndex = index === 0 ? 0 : -1;               /* one tab stop; arrows move within (ARIA radio group) */
+      b.addEventListener("click", function () { choose(index); });
       group.appendChild(b);
       return b;
+    });
+    function choose(index) {
+      chosen = index;
+      buttons.forEach(function (o, i) {
+        o.setAttribute("aria-checked", i === index ? "true" : "false");
+        o.tabIndex = i === index ? 0 : -1;
+      });
+    }
+    group.addEventListener("keydown", function (event) {
+      var step = { ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1 }[event.key];
+      var at = buttons.indexOf(document.activeElement);
+      if (!step || at < 0 || buttons[at].disabled) return;
+      event.preventDefault();
+      var next = (at + step + buttons.length) % buttons.length;
+      choose(next);
+      buttons[next].focus();
     });
     widget.appendChild(group);
     var check = el("button", { "type": "button", "class": "md-button md-button--primary dpg-check" }, "Check answer");
@@ -122,7 +136,7 @@
     });
     if (state.done) {
       var right = data.options.findIndex(function (o) { return o.correct; });
-      buttons[right].setAttribute("aria-checked", "true");
+      choose(right);
       say(fb, "right", ["Answered" + (state.correct ? " right the first time." : ".")]);
       finish(state.correct);
     }

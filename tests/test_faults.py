@@ -263,6 +263,36 @@ def test_dropping_the_last_holder_passes_and_leaves_no_thread(project, kind):
     assert set(result.text().splitlines()) == {"right answer"}  # the probe printed nothing
 
 
+def test_only_the_last_torchrun_attempt_is_held_to_the_clean_exit(project):
+    project.snippet("again.py", '''
+        #| run: torchrun --standalone --nproc-per-node=2 --max-restarts=1 again.py
+        import os, sys
+        import torch
+        import torch.distributed as dist
+        import torch.distributed.nn  # noqa: F401
+        attempt = int(os.environ["TORCHELASTIC_RESTART_COUNT"])
+        rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+        store = dist.PrefixStore(f"attempt-{attempt}", next(dist.rendezvous("env://"))[0])
+        dist.init_process_group("gloo", store=store, rank=rank, world_size=world)
+        group = dist.new_group()
+        dist.all_reduce(torch.ones(1), group=group)
+        if attempt == 0:
+            sys.exit(3)                          # gives up with its group alive: torchrun restarts
+        dist.barrier()
+        del group
+        dist.destroy_process_group()
+        print("clean on attempt", attempt)
+    ''')
+    project.page("f.md", '```python\n--8<-- "again.py"\n```\n')
+    engine = project.engine()
+    [block] = engine.collect()
+    engine.run([block])
+    result = engine.result_for(block)
+    assert {note["attempt"] for note in result.exit_notes} == {0, 1}
+    assert any(note["gloo_threads"] for note in result.exit_notes if note["attempt"] == 0)
+    assert result.ranks_leaving_gloo_threads() == {}
+
+
 def test_threads_at_exit_expected_lets_a_lesson_show_the_live_group(project):
     project.snippet("live.py", live_group(TORCHRUN))
     project.page("f.md", '```python threads-at-exit="expected"\n--8<-- "live.py"\n```\n')

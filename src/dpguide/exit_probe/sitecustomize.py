@@ -34,7 +34,8 @@ def _write_note() -> None:
     folder = os.environ.get("DPGUIDE_EXIT_PROBE")
     if not folder or hasattr(sys, "last_value"):
         return  # not run by the build, or ending on an uncaught exception (the build reports that)
-    note = {"rank": int(os.environ.get("RANK", "-1")),  # -1: not a torchrun rank "attempt": int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")),
+    note = {"rank": int(os.environ.get("RANK", "-1")),  # -1: not a torchrun rank
+            "attempt": int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")),
             "pid": os.getpid(), "gloo_threads": _gloo_threads()}
     try:
         with open(os.path.join(folder, f"exit-{note['pid']}.json"), "w") as out:

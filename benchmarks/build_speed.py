@@ -215,13 +215,13 @@ def main() -> int:
 
         print("\nper-block overhead, torchrun blocks (engine time in the cold build vs bare torchrun):")
         engine_total = bare_total = 0.0
-        torchrun_blocks = [b for b in cold_blocks if b.options.launch == "torchrun" and b.key in cold_seconds]
+        # a multi-node block is one command per node: the engine's own launch is the only one to time
+        torchrun_blocks = [b for b in cold_blocks if b.options.launch == "torchrun" and b.key in cold_seconds
+                           and b.options.nnodes == 1]
         for block in torchrun_blocks:
             job = Job(block.key, block.label, block.files, block.script, block.options)
             workdir = prepare_scratch(job, Path(tmp) / "bare")
             command = [sys.executable, "-m", "torch.distributed.run", *block.reader_command.split()[1:]]
-            if block.options.nnodes > 1:
-                continue  # a multi-node command is one per node; the engine's own launch is the only one
             start = time.perf_counter()
             subprocess.run(command, cwd=(workdir / block.script).parent, env=engine.block_env, capture_output=True)
             bare = time.perf_counter() - start

@@ -230,11 +230,8 @@ FORKED = {"run": "python live.py",
           "init": 'dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)'}
 
 
-def live_group(kind: dict, drop: str = "") -> str:
-    code = LIVE_GROUP
-    for key, value in {**kind, "drop": drop or "pass"}.items():
-        code = code.replace("{" + key + "}", value)
-    return code
+def live_group(kind: dict, drop: str = "pass") -> str:
+    return LIVE_GROUP.format(**kind, drop=drop)
 
 
 @pytest.mark.parametrize("kind", [TORCHRUN, FORKED], ids=["torchrun", "forked-python"])

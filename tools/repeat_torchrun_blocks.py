@@ -17,6 +17,7 @@ import argparse
 import sys
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
@@ -37,20 +38,22 @@ def main() -> int:
               and args.only in b.label]
     failures: Counter = Counter()
     started = time.monotonic()
-    from concurrent.futures import ThreadPoolExecutor
 
-    def one(block, round_number):
+    def one(block, round_number) -> bool:
+        """Run the block once; True if it ended the way its page says."""
         job = Job(block.key, block.label, block.files, block.script, block.options)
         result = run_job(job, engine.scratch_root / f"r{round_number}", engine.block_env, None, engine.live)
         try:
             check_outcome(block, result)
+            return True
         except BlockFailed as exc:
-            failures[block.label] += 1
             print(f"round {round_number}: FAILED {exc}".splitlines()[0], flush=True)
+            return False
 
     for round_number in range(1, args.rounds + 1):
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            list(pool.map(lambda b: one(b, round_number), blocks))
+            passed = list(pool.map(lambda b: one(b, round_number), blocks))
+        failures.update(b.label for b, ok in zip(blocks, passed) if not ok)
         print(f"round {round_number}/{args.rounds}: {len(blocks)} torchrun blocks, "
               f"{sum(failures.values())} failure(s) so far, {time.monotonic() - started:.0f} s", flush=True)
     print(f"\n{len(blocks)} blocks x {args.rounds} rounds = {len(blocks) * args.rounds} runs; "

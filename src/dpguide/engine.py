@@ -88,10 +88,10 @@ class Engine:
         self.block_env = block_environment()
         self.live = LiveJobs()
         self.results: dict[str, RunResult] = {}
-        self.failures: dict[str, str] = {}
+        self.failures: dict[str, str] = {}   # key -> why the block failed, for this build
         self.questions: list = []
         self.retried: list[str] = []
-        self.decks: list = []   # key -> why the block failed, for this build
+        self.decks: list = []
         self.stats: list[BlockStat] = []
 
     # ------------------------------------------------------------------ collecting

@@ -284,13 +284,9 @@ def _nth_line(fence: Fence, key: str, n: int) -> int:
     return fence.line
 
 
+@functools.lru_cache(maxsize=512)
 def parse_page(page: str, text: str) -> tuple[list[Question], list[Deck], list[Fence]]:
     """Questions, decks and their fences (memoised: a build parses each page twice)."""
-    return _parse_page_cached(page, text)
-
-
-@functools.lru_cache(maxsize=512)
-def _parse_page_cached(page: str, text: str):
     fences = find_fences(page, text)
     questions = [parse_question(f) for f in fences if f.lang == "quiz"]
     decks = [parse_deck(f) for f in fences if f.lang == "flashcards"]

@@ -172,7 +172,7 @@ class RunResult:
                    returncode=data.get("returncode"), duration=float(data["duration"]),
                    lines=[Line.from_json(item) for item in data["lines"]], ended=data["ended"],
                    stuck_ranks=data["stuck_ranks"], dropped_bytes=data["dropped_bytes"],
-                   exit_notes=list(data.get("exit_notes", [])))
+                   exit_notes=list(notes))
 
     def ranks_leaving_gloo_threads(self) -> dict[int, list[str]]:
         """Ranks (-1: a plain python process) of the last attempt that reached exit with gloo worker

@@ -89,10 +89,11 @@ def read_snippet(snippets_dir: Path, relpath: str) -> SnippetFile:
 def local_imports(snippets_dir: Path, relpath: str) -> dict[str, str]:
     """Snippet files a snippet imports (directly or not), with their sha256, for the cache key.
 
-    Memoised on the snippet tree's file stamps: a build asks twice per block (run, then render).
+    Memoised on the stamps of every .py file that an import can reach (the snippet's folder and
+    the folders below it): a build asks twice per block (run, then render).
     """
-    stamps = tuple(sorted((p.as_posix(), p.stat().st_mtime_ns, p.stat().st_size)
-                          for p in (snippets_dir / relpath).parent.glob("*.py")))
+    stamps = tuple(sorted((p.as_posix(), st.st_mtime_ns, st.st_size)
+                          for p in (snippets_dir / relpath).parent.rglob("*.py") for st in [p.stat()]))
     return dict(_local_imports_cached(str(snippets_dir), relpath, stamps))
 
 

@@ -12,6 +12,8 @@ import pytest
 from dpguide.engine import Engine
 from dpguide.processes import MARKER
 
+BUILD_MARKER = "DPGUIDE_BUILD"  # spelled out, so these helpers also run against an engine without it
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -33,6 +35,29 @@ def leftover_processes() -> list[psutil.Process]:
         except psutil.Error:
             continue
     return found
+
+
+def processes_of_build(pid: int) -> list[psutil.Process]:
+    """Live processes started by the build process ``pid`` (they carry its DPGUIDE_BUILD token)."""
+    found = []
+    for proc in psutil.process_iter(["pid"]):
+        try:
+            if proc.environ().get(BUILD_MARKER, "").startswith(f"{pid}-") and \
+                    proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
+        except psutil.Error:
+            continue
+    return found
+
+
+def wait_until(condition, timeout: float, interval: float = 0.05):
+    """Poll ``condition`` until it returns something true (returned) or ``timeout`` passes (None)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value or time.monotonic() > deadline:
+            return value
+        time.sleep(interval)
 
 
 @pytest.fixture

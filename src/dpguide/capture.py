@@ -2,13 +2,17 @@
 
 Two readers feed one bounded ``LineSink``: ``PipeReader`` for a process's stdout
 and stderr pipes, and ``RankLogTailer`` for the per-rank log files torchrun
-writes with ``--redirects 3``. The sink stores at most ``store_limit`` bytes
-(later lines are counted, not kept) and reports when ``hard_limit`` bytes have
-arrived so the launcher can stop a block that floods its output.
+writes with ``--redirects 3``. The sink keeps at most ``store_limit`` bytes: the
+first half (the head) and the last half (a rolling tail); what falls between is
+counted and marked by one ``gap`` line where it was, so a page never shows a
+silent hole. It reports when ``hard_limit`` bytes have arrived in all so the
+launcher can stop a block that floods its output. A line without an end is
+cut into pieces of ``PIECE`` bytes, so output without newlines is counted too.
 """
 
 from __future__ import annotations
 
+import collections
 import os
 import re
 import threading
@@ -18,6 +22,10 @@ from pathlib import Path
 
 STORE_LIMIT = 256 * 1024
 HARD_LIMIT = 32 * 1024 * 1024
+PIECE = 64 * 1024
+
+#: the stream of the engine's own marker where output was dropped (never a program's output)
+GAP = "gap"
 
 
 @dataclass(frozen=True)
@@ -35,34 +43,74 @@ class Line:
     @classmethod
     def from_json(cls, item: list) -> "Line":
         t, source, stream, text = item
-        if not (isinstance(source, str) and stream in ("stdout", "stderr") and isinstance(text, str)):
+        if not (isinstance(source, str) and stream in ("stdout", "stderr", GAP) and isinstance(text, str)):
             raise ValueError(f"malformed line {item!r}")
         return cls(float(t), source, stream, text)
 
 
+def gap_text(dropped_bytes: int, dropped_lines: int, store_limit: int = STORE_LIMIT) -> str:
+    return (f"{dropped_bytes:,} bytes ({dropped_lines:,} lines) of output were not kept here: "
+            f"the engine keeps the first and the last {store_limit // 2 // 1024} KiB of a block's output "
+            f"and stops a block after {HARD_LIMIT // (1024 * 1024)} MiB")
+
+
 class LineSink:
-    """Thread-safe, bounded store of lines in arrival order."""
+    """Thread-safe, bounded store of lines in arrival order: a head, a rolling tail, and a counted gap."""
 
     def __init__(self, store_limit: int = STORE_LIMIT, hard_limit: int = HARD_LIMIT):
         self.store_limit, self.hard_limit = store_limit, hard_limit
-        self.lines: list[Line] = []
-        self.stored_bytes = 0
+        self.head: list[Line] = []
+        self.head_bytes = 0
+        self.tail: collections.deque[tuple[Line, int]] = collections.deque()
+        self.tail_bytes = 0
+        self.received_bytes = 0
         self.dropped_bytes = 0
+        self.dropped_lines = 0
+        self.gap_t: float | None = None
         self.t0 = time.monotonic()
         self._lock = threading.Lock()
 
     def add(self, source: str, stream: str, raw: bytes) -> None:
-        text = raw.decode("utf-8", errors="replace").rstrip("\n")
+        line = Line(time.monotonic() - self.t0, source, stream, raw.decode("utf-8", errors="replace").rstrip("\n"))
         with self._lock:
-            if self.stored_bytes + len(raw) <= self.store_limit:
-                self.lines.append(Line(time.monotonic() - self.t0, source, stream, text))
-                self.stored_bytes += len(raw)
-            else:
-                self.dropped_bytes += len(raw)
+            self.received_bytes += len(raw)
+            if not self.tail and self.head_bytes + len(raw) <= self.store_limit // 2:
+                self.head.append(line)
+                self.head_bytes += len(raw)
+                return
+            self.tail.append((line, len(raw)))
+            self.tail_bytes += len(raw)
+            while self.tail_bytes > self.store_limit // 2 and self.tail:
+                dropped, size = self.tail.popleft()
+                self.tail_bytes -= size
+                self.dropped_bytes += size
+                self.dropped_lines += 1
+                if self.gap_t is None:
+                    self.gap_t = dropped.t
+
+    @property
+    def lines(self) -> list[Line]:
+        """What is kept, in arrival order, with a ``gap`` line where output was dropped."""
+        with self._lock:
+            gap = [Line(self.gap_t, "dpguide", GAP, gap_text(self.dropped_bytes, self.dropped_lines,
+                                                              self.store_limit))] if self.dropped_bytes else []
+            return [*self.head, *gap, *(line for line, _ in self.tail)]
+
+    def finished_lines(self, rewrite_paths: dict[str, str]) -> list[Line]:
+        """The kept lines with machine paths replaced (longest first), for showing on a page."""
+        order = sorted(rewrite_paths.items(), key=lambda item: -len(item[0]))
+
+        def rewrite(text: str) -> str:
+            for old, new in order:
+                text = text.replace(old, new)
+            return text
+
+        return [line if line.stream == GAP else Line(line.t, line.source, line.stream, rewrite(line.text))
+                for line in self.lines]
 
     @property
     def over_hard_limit(self) -> bool:
-        return self.stored_bytes + self.dropped_bytes > self.hard_limit
+        return self.received_bytes > self.hard_limit
 
 
 class PipeReader(threading.Thread):
@@ -83,7 +131,7 @@ class PipeReader(threading.Thread):
                 *complete, pending = pending.split(b"\n")
                 for line in complete:
                     self.sink.add(self.source, self.stream, line + b"\n")
-                if len(pending) > 65536:  # a line without end: store it in pieces
+                if len(pending) > PIECE:  # a line without end: store it in pieces
                     self.sink.add(self.source, self.stream, pending)
                     pending = b""
             if pending:
@@ -118,6 +166,9 @@ class FramedPipeReader(threading.Thread):
                     *complete, pending[stream] = data.split(b"\n")
                     for line in complete:
                         self.sink.add(self.source, stream, line + b"\n")
+                    if len(pending[stream]) > PIECE:  # a line without end: count and store it in pieces
+                        self.sink.add(self.source, stream, pending[stream])
+                        pending[stream] = b""
         for stream, rest in pending.items():
             if rest:
                 self.sink.add(self.source, stream, rest)
@@ -179,7 +230,7 @@ class RankLogTailer(threading.Thread):
             *complete, rest = data.split(b"\n")
             for line in complete:
                 self.sink.add(state[2], state[3], line + b"\n")
-            if final and rest:
+            if rest and (final or len(rest) > PIECE):
                 self.sink.add(state[2], state[3], rest)
                 rest = b""
             state[1] = rest

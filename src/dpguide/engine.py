@@ -9,6 +9,7 @@ from __future__ import annotations
 import atexit
 import concurrent.futures as futures
 import os
+import re
 import tempfile
 import threading
 import time
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .blocks import Block, collect_site
+from .capture import HARD_LIMIT, STORE_LIMIT
 from .cache import RunCache
 from .environment import block_environment, fingerprint
 from .errors import BlockFailed, BuildInterrupted, GuideError
@@ -106,6 +108,7 @@ class Engine:
         """Run every block the cache does not hold; raise BlockFailed listing every failure."""
         self.stats = []
         todo: dict[str, Block] = {}
+        hits = 0
         for block in blocks:
             if not block.options.runs_on_cpu_build:
                 source = "skipped" if block.options.skip else "gpu-record"
@@ -114,14 +117,25 @@ class Engine:
             if block.key in self.results or block.key in todo:
                 continue
             cached = self.cache.load(block.key)
-            if cached is not None:
+            if cached is not None and self._still_passes(block, cached):
+                hits += 1
                 self.results[block.key] = cached
                 self.stats.append(BlockStat(block.label, block.options.launch, _ranks(block),
                                             cached.duration, "cached", "ok"))
             else:
                 todo[block.key] = block
         if todo:
-            self._run_parallel(list(todo.values()), cached=len(blocks) - len(todo))
+            self._run_parallel(list(todo.values()), cached=hits)
+
+    def _still_passes(self, block: Block, cached: RunResult) -> bool:
+        """A cache entry is used only if it passes today's outcome checks; otherwise the block runs again."""
+        try:
+            check_outcome(block, cached)
+            return True
+        except BlockFailed as exc:
+            self.log(f"[dpguide] cached result of {block.label} no longer passes its checks "
+                     f"({exc.reason.splitlines()[0]}); running it again")
+            return False
 
     def _run_parallel(self, blocks: list[Block], cached: int) -> None:
         timings = self.cache.timings()
@@ -135,12 +149,12 @@ class Engine:
         forkserver = shared_forkserver(self.block_env, preload=warm) if forkable else None
         failures: list[str] = []
         retried: list[str] = []
-        done = 0
+        done = kept = 0
         started = time.monotonic()
         lock = threading.Lock()
 
         def work(block: Block) -> None:
-            nonlocal done
+            nonlocal done, kept
             weight = slots.acquire(_ranks(block) if block.options.launch == "torchrun" else 1)
             try:
                 if self.live.stopping.is_set():
@@ -159,10 +173,15 @@ class Engine:
                 slots.release(weight)
             if result.ended == "interrupted":
                 return
+            if result.background_ended:
+                self.log(f"[dpguide] {block.label}: its main process exited leaving "
+                         f"{result.background_ended} process(es) running; the engine ended them")
             try:
                 check_outcome(block, result)
                 self.cache.store(block.key, result)
                 self.results[block.key] = result
+                with lock:
+                    kept += 1
                 status = "ok" if result.succeeded else "failed as expected"
                 if block.label in retried:
                     status += " (retried)"
@@ -190,7 +209,7 @@ class Engine:
             pool.shutdown(wait=True, cancel_futures=True)
             self.cache.save_timings(timings)
             raise BuildInterrupted(f"build interrupted: ended {killed} running process(es); "
-                                   f"{done} finished block(s) kept in the cache")
+                                   f"{kept} block(s) that finished and passed in this build kept in the cache")
         pool.shutdown(wait=True)
         self.cache.save_timings(timings)
         slowest = sorted((s for s in self.stats if s.source == "run"), key=lambda s: -s.seconds)[:3]
@@ -226,16 +245,23 @@ def check_outcome(block: Block, result: RunResult) -> None:
     details = (f"  command: {result.reader_command}\n  how it ended: {result.failure_summary()}\n"
                f"  last output:\n" + _indent(result.tail(), "    "))
     if result.ended == "timeout":
+        limit = f"timed out after {block.options.timeout:g} s (the block's timeout) and was killed"
+        if result.launch == "python":
+            raise BlockFailed(where, limit, details + "\n  fix: find what the program waits for (a loop that "
+                              "never ends, input(), a lock, a child it waits on), or raise timeout=\"...\" "
+                              "if the block is just slow")
         stuck = result.stuck_ranks
         last = "".join(f"\n    rank {r}: " + " | ".join(result.last_lines_of(f"rank {r}") or ["(nothing)"])
                        for r in stuck)
-        raise BlockFailed(where, f"timed out after {block.options.timeout:.0f} s; ranks still running: "
-                          f"{', '.join(map(str, stuck)) or 'none identified'} "
+        raise BlockFailed(where, f"{limit}; ranks still running: {', '.join(map(str, stuck)) or 'none identified'} "
                           "(a collective one rank never reached?)" + (f"\n  their last output:{last}" if stuck else ""),
                           details + "\n  fix: make every rank call the same collectives in the same order, "
                           "or raise timeout=\"...\" if the block is just slow")
     if result.ended == "output-limit":
-        raise BlockFailed(where, "printed more than the engine's hard output limit and was stopped", details)
+        raise BlockFailed(where, f"printed more than {HARD_LIMIT // (1024 * 1024)} MiB, the engine's hard output "
+                          "limit, and was stopped (a page keeps at most the first and the last "
+                          f"{STORE_LIMIT // 2 // 1024} KiB of a block's output)", details +
+                          "\n  fix: print less (a summary, every Nth step), or write bulk output to a file")
     if block.options.expect_fail:
         if result.succeeded:
             raise BlockFailed(where, "marked expect=\"fail\" but it succeeded (exit status 0)",
@@ -248,19 +274,45 @@ def check_outcome(block: Block, result: RunResult) -> None:
                                   f"{', '.join(kinds) or 'no exception'}", details)
         return
     if not result.succeeded:
-        raise BlockFailed(where, "block failed: " + result.failure_summary(),
-                          details + "\n  fix: correct the code, or mark the block expect=\"fail\" if the failure is the lesson")
+        fix = "correct the code, or mark the block expect=\"fail\" if the failure is the lesson"
+        port = hard_coded_port(block)
+        if port and _ADDRESS_IN_USE.search(result.text()):
+            fix = (f"the block hard-codes a port ({port}) and failed with 'address already in use': the build "
+                   "runs blocks (and other builds) at the same time on this machine, so another one may hold "
+                   "that port. Let torchrun choose one (--standalone), or pick a free port at run time")
+        raise BlockFailed(where, "block failed: " + result.failure_summary(), details + "\n  fix: " + fix)
     lingering = result.ranks_leaving_gloo_threads()
     if lingering and not block.options.threads_at_exit:
         ranks = ", ".join(f"{f'rank {rank}' if rank >= 0 else 'the process'} ({len(names)} threads)"
                           for rank, names in sorted(lingering.items()))
+        never_destroyed = result.ranks_never_destroying()
+        why = ("it never called dist.destroy_process_group() (" +
+               ", ".join(f"rank {r}" if r >= 0 else "the process" for r in never_destroyed) + "), so the group "
+               "and its threads live until the interpreter tears down" if never_destroyed else
+               "something still holds the process group, so dist.destroy_process_group() could not join "
+               "its threads")
         raise BlockFailed(where, "reached interpreter exit with a process group's gloo worker threads "
-                          f"still running: {ranks}. Such a script aborts now and then at exit "
+                          f"still running: {ranks}: {why}. Such a script aborts now and then at exit "
                           "(SIGABRT after 'terminate called without an active exception') although its output "
-                          "is right", details + "\n  fix: import torch.distributed.nn before init_process_group(), "
-                          "and `del` every DDP/FSDP model before dist.destroy_process_group(), so that nothing "
-                          "still holds the group and destroying it joins its threads; see Learn > Debugging > "
-                          "Ending a script cleanly")
+                          "is right", details + "\n  fix: call dist.destroy_process_group() at the end, after "
+                          "`del` of every DDP/FSDP model (each holds the group), and import torch.distributed.nn "
+                          "before init_process_group(): that module evaluates `group=group.WORLD` as a default "
+                          "argument of ten functions when it is first imported, and DDP imports it (through "
+                          "torch._dynamo) after init, so those defaults would hold the live group for good. "
+                          "See Learn > Debugging > Ending a script cleanly")
+
+
+_ADDRESS_IN_USE = re.compile(r"EADDRINUSE|address already in use", re.IGNORECASE)
+_PORT_IN_CODE = re.compile(r"""MASTER_PORT["']?\s*\]?\s*[=:,]\s*["']?(\d{2,5})|tcp://[^"'\s]*:(\d{2,5})|--master[-_]port[= ](\d{2,5})""")
+
+
+def hard_coded_port(block: Block) -> str | None:
+    """The port number a block's own code fixes (MASTER_PORT = "29500", tcp://host:port), if any."""
+    for data in block.files.values():
+        match = _PORT_IN_CODE.search(data.decode("utf-8", errors="replace"))
+        if match:
+            return next(group for group in match.groups() if group)
+    return None
 
 
 def _indent(text: str, prefix: str) -> str:

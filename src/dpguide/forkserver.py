@@ -1,20 +1,30 @@
 """A warm interpreter that has imported torch once and forks a clean child per block.
 
 Importing torch costs about a second per fresh interpreter; forking a process
-that already imported it costs milliseconds. Each child gets its own session
-(process group), working directory, environment, argv and the stdout/stderr
-pipes of the engine (passed over a Unix socket), then runs the script as
-``__main__`` the way ``python FILE.py`` would: same traceback, same exit status.
+that already imported it costs milliseconds. Each request forks a *job leader*:
+it takes its own session, becomes a child subreaper (so every process the
+block leaves behind, daemons included, is reparented to it and not to init)
+and forks the block's process, which gets the working directory, environment,
+argv and the stdout/stderr pipes of the engine (passed over a Unix socket) and
+runs the script as ``__main__`` the way ``python FILE.py`` would: same
+traceback, same exit status. When the block's process exits, the leader kills
+whatever it left running and reports both the exit status and how many
+processes it had to end.
 
-Run as ``python -m dpguide.forkserver SOCKET``; ``ForkServer`` is the client.
+The server dies with the build (parent-death signal); anything of a killed
+build that is still running is ended by the guardian (``guardian.py``).
+
+Run as ``python -m dpguide.forkserver SOCKET PARENT_PID``; ``ForkServer`` is the client.
 """
 
 from __future__ import annotations
 
 import array
+import ctypes
 import json
 import os
 import selectors
+import signal
 import socket
 import subprocess
 import sys
@@ -27,7 +37,21 @@ PRELOAD = ("torch", "torch.nn", "torch.distributed", "torch.utils.data", "numpy"
 
 # --------------------------------------------------------------------------- server side
 
-def serve(socket_path: str, preload: bool = True) -> None:
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def _prctl(option: int, value: int) -> None:
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: the guardian still ends what a dead build left
+
+
+def serve(socket_path: str, parent: int, preload: bool = True) -> None:
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the build died before the line above took effect
+        return
     for name in PRELOAD if preload else ():
         try:
             __import__(name)
@@ -50,26 +74,21 @@ def serve(socket_path: str, preload: bool = True) -> None:
                 continue
             pid = os.fork()
             if pid == 0:
-                _child(request, fds, listener, conn, list(waiting.values()))
+                _lead(request, fds, conn, [listener, *waiting.values()])
             for fd in fds:
                 os.close(fd)
-            conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
             waiting[pid] = conn
-        while waiting:
+        while waiting:  # the leaders report to the engine themselves; reap them
             try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
+                pid, _ = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
                 break
             if pid == 0:
                 break
             conn = waiting.pop(pid, None)
             if conn is not None:
-                try:
-                    conn.sendall(json.dumps({"status": os.waitstatus_to_exitcode(status)}).encode() + b"\n")
-                except OSError:
-                    pass
                 conn.close()
-        if os.getppid() == 1:  # the engine is gone: do not outlive it
+        if os.getppid() != parent:  # the engine is gone: do not outlive it
             return
 
 
@@ -119,18 +138,77 @@ def _load_exit_probe() -> None:
     sys.modules["sitecustomize"] = module
 
 
-def _child(request: dict, fds: list[int], *sockets) -> None:
-    """In the forked child: become the block's process and run its script as __main__."""
+def _lead(request: dict, fds: list[int], conn: socket.socket, others: list[socket.socket]) -> None:
+    """In the forked job leader: fork the block's process, wait for it, end what it left, report."""
+    code, background = 1, 0
+    try:
+        for sock in others:
+            sock.close()
+        os.setsid()
+        _prctl(PR_SET_CHILD_SUBREAPER, 1)
+        pid = os.fork()
+        if pid == 0:
+            conn.close()
+            _child(request, fds)
+        for fd in fds:
+            os.close(fd)
+        conn.sendall(json.dumps({"pid": pid, "leader": os.getpid()}).encode() + b"\n")
+        _, status = os.waitpid(pid, 0)
+        code = os.waitstatus_to_exitcode(status)
+        background = end_children()
+        conn.sendall(json.dumps({"status": code, "background": background}).encode() + b"\n")
+    finally:
+        os._exit(0)
+
+
+def _children() -> list[tuple[int, str]]:
+    """(pid, state) of this process's children, read from /proc."""
+    me, found = os.getpid(), []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == me:
+            found.append((int(name), fields[0].decode()))
+    return found
+
+
+def end_children() -> int:
+    """Kill every child (and, as a subreaper, every orphan that lands here) until none is left.
+
+    Returns how many were still running; children that had already exited (zombies) are only reaped.
+    """
+    ended: set[int] = set()
+    while True:
+        children = _children()
+        if not children:
+            break
+        for pid, state in children:
+            if state != "Z":
+                ended.add(pid)
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+    return len(ended)
+
+
+def _child(request: dict, fds: list[int]) -> None:
+    """In the block's process: take the engine's pipes and run the script as __main__."""
     import io
     import atexit
     import threading as _threading
     import traceback
     import types
 
-    for sock in sockets:
-        for one in sock if isinstance(sock, list) else [sock]:
-            one.close()
-    os.setsid()
     out_fd, err_fd, framed_fd = fds
     os.dup2(out_fd, 1)
     os.dup2(err_fd, 2)
@@ -193,17 +271,23 @@ class ForkServer:
         self._dir = None
         self._lock = threading.Lock()
 
-    def _ensure_started(self) -> str:
+    def ensure_started(self) -> str:
+        """Start the server if it is not running (so a block's run time never includes its start)."""
+        from . import guardian
+
         with self._lock:
             if self._proc is not None and self._proc.poll() is None:
                 return self._socket
-            self._dir = tempfile.mkdtemp(prefix="dpguide-fork-")
+            self._remove_dir()
+            self._dir = tempfile.mkdtemp(prefix=f"dpguide-fork-{guardian.scratch_tag()}-")
+            guardian.remove_at_exit(os.path.join(tempfile.gettempdir(), f"dpguide-fork-{guardian.scratch_tag()}-*"))
             self._socket = os.path.join(self._dir, "s")
             src = str(Path(__file__).resolve().parents[1])
-            env = dict(self.env)
+            env = {**self.env, **guardian.marker_env()}  # its forked blocks show this marker too
             env["PYTHONPATH"] = src
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "dpguide.forkserver", self._socket] + ([] if self.preload else ["--bare"]),
+                [sys.executable, "-m", "dpguide.forkserver", self._socket, str(os.getpid())]
+                + ([] if self.preload else ["--bare"]),
                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env, cwd=self._dir)
             ready = self._proc.stdout.readline()
             if ready.strip() != b"ready":
@@ -211,15 +295,23 @@ class ForkServer:
             return self._socket
 
     def start(self, argv: list[str], cwd: str, env: dict[str, str], out_fd: int, err_fd: int, framed_fd: int):
-        """Fork a child for ``argv``; returns (pid, connection) where the exit status will arrive."""
-        path = self._ensure_started()
+        """Fork a job for ``argv``; returns (leader pid, reader, connection).
+
+        The reader yields one JSON line when the block's process has exited and its leftovers are
+        ended: ``{"status": exit status, "background": processes ended}``; nothing if the leader was killed.
+        """
+        path = self.ensure_started()
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         conn.connect(path)
         message = json.dumps({"argv": argv, "cwd": cwd, "env": env}).encode()
         conn.sendmsg([message], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [out_fd, err_fd, framed_fd]))])
         reader = conn.makefile("rb")
-        reply = json.loads(reader.readline())
-        return reply["pid"], reader, conn
+        line = reader.readline()
+        if not line:
+            conn.close()
+            raise RuntimeError("the warm fork server closed the connection without starting the block")
+        reply = json.loads(line)
+        return reply["leader"], reader, conn
 
     @property
     def running(self) -> bool:
@@ -231,7 +323,15 @@ class ForkServer:
                 self._proc.kill()
                 self._proc.wait()
             self._proc = None
+            self._remove_dir()
+
+    def _remove_dir(self) -> None:
+        if self._dir:
+            import shutil
+
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1], preload="--bare" not in sys.argv[2:])
+    serve(sys.argv[1], int(sys.argv[2]), preload="--bare" not in sys.argv[3:])

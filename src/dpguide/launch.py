@@ -1,10 +1,15 @@
 """Launching one block: plain python (a fork of the warm server, or a fresh interpreter) or torchrun.
 
-Every launch runs in its own scratch directory with a clean environment, its
-own session and a job marker, under a timeout that ends the whole process
-tree. torchrun jobs write each rank's output to its own files
-(``--redirects 3 --log-dir``), tailed as they grow. Every process loads the exit
-probe (``exit_probe/sitecustomize.py``), which notes the gloo threads it leaves running.
+Every attempt runs in a scratch directory of its own (unique per attempt, so
+two builds on one machine, or two attempts of one block, never share a file),
+removed when it ends, with a clean environment, its own session and two
+markers (this job, this build), under a timeout that ends the whole process
+tree. Whatever a block leaves running when its main process exits is ended
+and counted. torchrun jobs write each rank's output to its own files
+(``--redirects 3 --log-dir``), tailed as they grow. Every process loads the
+exit probe (``exit_probe/sitecustomize.py``), which notes the gloo threads it
+leaves running. The scratch path is replaced by the script's own folder name
+in what is shown, so a page never carries the build machine's paths.
 """
 
 from __future__ import annotations
@@ -15,13 +20,14 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import processes
+from . import guardian, processes
 from .capture import FramedPipeReader, LineSink, PipeReader, RankLogTailer
 from .options import BlockOptions
 from .results import LAUNCHER, MAIN, RunResult
@@ -72,9 +78,18 @@ def free_port() -> int:
 
 
 def prepare_scratch(job: Job, scratch_root: Path) -> Path:
-    """Lay out the job's files in a fresh directory named after its key."""
-    workdir = scratch_root / job.key[:16]
-    shutil.rmtree(workdir, ignore_errors=True)
+    """Lay out the job's files in a new directory of this attempt's own; return it.
+
+    The directory is ``<scratch_root>/<key>-p<build pid>-<random>/files``: never reused, never
+    shared with another build or attempt. Its parent also holds the attempt's logs. The build's
+    guardian removes any such directory the build could not remove itself.
+    """
+    scratch_root.mkdir(parents=True, exist_ok=True)
+    tag = guardian.scratch_tag()
+    guardian.remove_at_exit(str(scratch_root.resolve() / f"*-{tag}-*"))
+    attempt = Path(tempfile.mkdtemp(prefix=f"{job.key[:12]}-{tag}-", dir=scratch_root))
+    workdir = attempt / "files"
+    workdir.mkdir()
     for relpath, data in job.files.items():
         target = workdir / relpath
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -94,36 +109,43 @@ def torchrun_argv(options: BlockOptions, script_name: str, log_dir: Path, node: 
     if options.max_restarts:
         argv.append(f"--max-restarts={options.max_restarts}")
     argv.append(script_name)
-    return argv
+    return argv + list(options.args)
 
 
 def run_job(job: Job, scratch_root: Path, env: dict[str, str], forkserver, live: LiveJobs) -> RunResult:
-    """Run a job to its end (or timeout) and return everything it printed."""
-    workdir = prepare_scratch(job, scratch_root)
-    script = workdir / job.script
-    token = uuid.uuid4().hex
-    env = {**env, **job.extra_env, processes.MARKER: token}
+    """Run a job to its end (or timeout) and return everything it printed (and nothing else)."""
     options = job.options
-    sink = LineSink()
-    start = time.monotonic()
-    reader_command = options.reader_command(script.name)
-    log_root = scratch_root / (job.key[:16] + "-logs")
-    shutil.rmtree(log_root, ignore_errors=True)
-    notes_dir = log_root / "exit-notes"
-    notes_dir.mkdir(parents=True)
-    env = {**env, "PYTHONPATH": str(EXIT_PROBE), "DPGUIDE_EXIT_PROBE": str(notes_dir)}
-    if options.launch == "python" and not options.fresh and forkserver is not None:
-        command = ["python", script.name, "(forked from the warm interpreter)"]
-        result = _run_forked(script, env, sink, forkserver, token, live, options.timeout)
-    else:
-        result = _run_subprocesses(options, script, log_root, env, sink, token, live)
-        command = result[3]
-    exit_notes = read_exit_notes(notes_dir)
-    returncode, ended, stuck = result[:3]
+    forked = options.launch == "python" and not options.fresh and forkserver is not None
+    if forked:
+        forkserver.ensure_started()  # its start is the build's cost, not the block's run time
+    workdir = prepare_scratch(job, scratch_root)
+    try:
+        script = workdir / job.script
+        token = uuid.uuid4().hex
+        log_root = workdir.parent / "logs"
+        notes_dir = log_root / "exit-notes"
+        notes_dir.mkdir(parents=True)
+        env = {**env, **job.extra_env, **guardian.marker_env(), processes.MARKER: token,
+               "PYTHONPATH": str(EXIT_PROBE), "DPGUIDE_EXIT_PROBE": str(notes_dir)}
+        sink = LineSink()
+        reader_command = options.reader_command(script.name)
+        start = time.monotonic()
+        if forked:
+            command = ["python", script.name, *options.args, "(forked from the warm interpreter)"]
+            outcome = _run_forked(script, options.args, env, sink, forkserver, token, live, options.timeout)
+        else:
+            outcome = _run_subprocesses(options, script, log_root, env, sink, token, live)
+            command = outcome[4]
+        duration = time.monotonic() - start
+        exit_notes = read_exit_notes(notes_dir)
+    finally:
+        shutil.rmtree(workdir.parent, ignore_errors=True)
+    returncode, ended, stuck, background = outcome[:4]
+    lines = sink.finished_lines(rewrite_paths={str(script.parent) + "/": "", str(workdir): "."})
     return RunResult(command=command, reader_command=reader_command, launch=options.launch,
-                     returncode=returncode, duration=time.monotonic() - start, lines=list(sink.lines),
+                     returncode=returncode, duration=duration, lines=lines,
                      ended=ended, stuck_ranks=stuck, dropped_bytes=sink.dropped_bytes,
-                     exit_notes=exit_notes)
+                     exit_notes=exit_notes, background_ended=background)
 
 
 def read_exit_notes(folder: Path) -> list[dict]:
@@ -136,7 +158,8 @@ def read_exit_notes(folder: Path) -> list[dict]:
             continue  # a rank killed while writing: its exit is reported by its status instead
         if isinstance(note, dict) and isinstance(note.get("rank"), int):
             notes.append({"rank": note["rank"], "attempt": int(note.get("attempt", 0)),
-                          "gloo_threads": [str(n) for n in note.get("gloo_threads", [])]})
+                          "gloo_threads": [str(n) for n in note.get("gloo_threads", [])],
+                          "group_alive": note.get("group_alive") is True})
     return sorted(notes, key=lambda n: (n["attempt"], n["rank"]))
 
 
@@ -153,7 +176,7 @@ def _wait(is_done, sink: LineSink, timeout: float, live: LiveJobs, extra_limit=l
     return "exited"
 
 
-def _run_forked(script: Path, env, sink, forkserver, token, live, timeout):
+def _run_forked(script: Path, args, env, sink, forkserver, token, live, timeout):
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     framed_r, framed_w = os.pipe()
@@ -162,7 +185,7 @@ def _run_forked(script: Path, env, sink, forkserver, token, live, timeout):
     for reader in readers:
         reader.start()
     try:
-        pid, status_reader, conn = forkserver.start([script.name], str(script.parent), env,
+        pid, status_reader, conn = forkserver.start([script.name, *args], str(script.parent), env,
                                                     out_w, err_w, framed_w)
     finally:
         for fd in (out_w, err_w, framed_w):
@@ -172,16 +195,19 @@ def _run_forked(script: Path, env, sink, forkserver, token, live, timeout):
     waiter = threading.Thread(target=lambda: status.update(_read_status(status_reader)), daemon=True)
     waiter.start()
     ended = _wait(lambda: not waiter.is_alive(), sink, timeout, live)
+    background = 0
     if ended != "exited":
         processes.kill_job(token, [pid])
         waiter.join(10)
     else:
-        processes.kill_job(token, [])  # anything the block left running in the background
+        # the leader has ended what the block left behind; a process that cleared its environment
+        # and escaped the leader is still found by the job marker
+        background = status.get("background", 0) + processes.kill_job(token, [])
     for reader in readers:
         reader.join(10)
     conn.close()
     live.remove(token)
-    return status.get("status"), ended, []
+    return status.get("status"), ended, [], background
 
 
 def _read_status(reader) -> dict:
@@ -193,7 +219,7 @@ def _read_status(reader) -> dict:
 
 def _run_subprocesses(options: BlockOptions, script: Path, log_root: Path, env, sink, token, live):
     if options.launch == "python":
-        commands = [[sys.executable, script.name]]
+        commands = [[sys.executable, script.name, *options.args]]
         log_dirs = []
     else:
         port = free_port() if options.nnodes > 1 else 0
@@ -218,13 +244,14 @@ def _run_subprocesses(options: BlockOptions, script: Path, log_root: Path, env, 
     ended = _wait(lambda: all(p.poll() is not None for p in procs), sink, options.timeout, live,
                   extra_limit=(tailer.total_file_bytes if tailer else (lambda: 0)))
     stuck: list[int] = []
+    background = 0
     if ended != "exited":
         if ended == "timeout":
             stuck = sorted({r for p in processes.job_processes(token, [q.pid for q in procs])
                             if (r := processes.rank_of(p)) is not None})
         processes.kill_job(token, [p.pid for p in procs])
     else:
-        processes.kill_job(token, [])
+        background = processes.kill_job(token, [])  # anything the block left running in the background
     for proc in procs:
         proc.wait()
     for reader in readers:
@@ -235,7 +262,7 @@ def _run_subprocesses(options: BlockOptions, script: Path, log_root: Path, env, 
     codes = [p.returncode for p in procs]
     returncode = next((c for c in codes if c != 0), 0)
     shown = [_display_argv(argv) for argv in commands]
-    return returncode, ended, stuck, shown[0] if len(shown) == 1 else [" ".join(c) for c in shown]
+    return returncode, ended, stuck, background, shown[0] if len(shown) == 1 else [" ".join(c) for c in shown]
 
 
 def _display_argv(argv: list[str]) -> list[str]:

@@ -29,6 +29,7 @@ KNOWN_OPTIONS = {
     "backend": "communication backend the block needs on the GPU runner (gloo or nccl)",
     "fresh": "'true' to run in a fresh interpreter instead of a fork of a warm one",
     "threads-at-exit": "'expected' when the lesson leaves a process group alive at exit on purpose",
+    "args": "arguments passed to the script after its file name, as a reader types them (e.g. \"50 10\")",
     "title": "title shown above the code",
     "hl_lines": "lines to highlight (passed to the highlighter)",
     "linenums": "first line number (passed to the highlighter)",
@@ -54,6 +55,7 @@ class BlockOptions:
     backend: str | None = None
     fresh: bool = False
     threads_at_exit: bool = False
+    args: tuple = ()
     display: tuple = field(default_factory=tuple)
 
     def launch_key(self) -> dict:
@@ -62,7 +64,8 @@ class BlockOptions:
             "launch": self.launch, "nproc": self.nproc, "nnodes": self.nnodes,
             "max_restarts": self.max_restarts, "expect_fail": self.expect_fail,
             "raises": self.raises, "device": self.device, "gpus": self.gpus,
-            "backend": self.backend, "fresh": self.fresh,
+            "backend": self.backend, "fresh": self.fresh, "threads_at_exit": self.threads_at_exit,
+            "args": list(self.args),
         }
 
     @property
@@ -75,8 +78,9 @@ class BlockOptions:
 
     def reader_command(self, filename: str) -> str:
         """The command a reader types to run ``filename`` with these options."""
+        tail = "".join(" " + shlex.quote(arg) for arg in self.args)
         if self.launch == "python":
-            return f"python {filename}"
+            return f"python {filename}{tail}"
         parts = ["torchrun"]
         if self.nnodes == 1:
             parts.append("--standalone")
@@ -86,7 +90,7 @@ class BlockOptions:
         if self.max_restarts:
             parts.append(f"--max-restarts={self.max_restarts}")
         parts.append(filename)
-        return " ".join(parts)
+        return " ".join(parts) + tail
 
 
 def _positive_int(value: str, key: str, where: tuple[str, int], minimum: int = 1) -> int:
@@ -165,6 +169,11 @@ def apply_options(base: BlockOptions, attrs: dict[str, str], where: tuple[str, i
             if value not in ("true", "false"):
                 raise_error(where, f"fresh={value!r} must be true or false", 'write fresh="true"')
             changes["fresh"] = value == "true"
+        elif key == "args":
+            try:
+                changes["args"] = tuple(shlex.split(value))
+            except ValueError as exc:
+                raise_error(where, f"args={value!r} cannot be split into words: {exc}", 'e.g. args="50 10"')
         elif key == "threads-at-exit":
             if value != "expected":
                 raise_error(where, f"threads-at-exit={value!r} is not understood",
@@ -199,11 +208,16 @@ def options_from_command(command: str, where: tuple[str, int]) -> dict[str, str]
     usage = "write '#| run: python FILE.py' or '#| run: torchrun --standalone --nproc-per-node=2 FILE.py'"
     if not words or words[0] not in ("python", "torchrun"):
         raise_error(where, f"run command must start with python or torchrun, got {command!r}", usage)
+    script_at = next((i for i, word in enumerate(words) if i > 0 and word.endswith(".py")), None)
+    if script_at is None:
+        raise_error(where, f"run command {command!r} must name the snippet file (FILE.py)", usage)
+    words, script_args = words[:script_at + 1], words[script_at + 1:]
+    extra = {"args": shlex.join(script_args)} if script_args else {}
     if words[0] == "python":
-        if len(words) != 2 or not words[1].endswith(".py"):
-            raise_error(where, f"run command {command!r} should be 'python FILE.py'", usage)
-        return {"launch": "python"}
-    attrs = {"launch": "torchrun"}
+        if len(words) != 2:
+            raise_error(where, f"run command {command!r} should be 'python FILE.py [ARGS...]'", usage)
+        return {"launch": "python", **extra}
+    attrs = {"launch": "torchrun", **extra}
     for word in words[1:-1]:
         flag, _, value = word.partition("=")
         flag = flag.replace("_", "-")
@@ -219,8 +233,7 @@ def options_from_command(command: str, where: tuple[str, int]) -> dict[str, str]
         elif flag == "--max-restarts":
             attrs["max-restarts"] = value
         else:
-            raise_error(where, f"run command flag {word!r} is not supported by the engine",
-                        "supported: --standalone, --nproc-per-node=N, --nnodes=N, --max-restarts=N (with '=')")
-    if not words[-1].endswith(".py"):
-        raise_error(where, f"run command {command!r} must end with the snippet file name", usage)
+            raise_error(where, f"torchrun option {word!r} is not supported by the engine",
+                        "supported before the file name: --standalone, --nproc-per-node=N, --nnodes=N, "
+                        "--max-restarts=N (with '='); words after the file name are the script's arguments")
     return attrs

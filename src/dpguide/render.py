@@ -14,6 +14,7 @@ import posixpath
 import re
 
 from .blocks import Block
+from .capture import GAP
 from .results import LAUNCHER, MAIN, RunResult
 
 MERGED_TAB = "all ranks, in arrival order"
@@ -54,33 +55,49 @@ def command_line(block: Block) -> list[str]:
     return [line]
 
 
+def output_boxes(lines, label=lambda line: line.text, title: str | None = None, empty: str = "*Nothing printed.*"):
+    """Code boxes of what was printed, split where the engine dropped output, with a note in the gap."""
+    out: list[str] = []
+    chunk: list[str] = []
+
+    def flush() -> None:
+        if chunk:
+            out.extend(code_box("\n".join(chunk), title))
+            chunk.clear()
+
+    for line in lines:
+        if line.stream == GAP:
+            flush()
+            out += ["", '!!! warning "Output not kept here"', "", f"    {line.text}", ""]
+        else:
+            chunk.append(label(line))
+    flush()
+    return out or [empty]
+
+
 def output_tabs(result: RunResult) -> list[str]:
     """Rank tabs + merged tab for torchrun, a single box for python."""
     out: list[str] = []
     sources = result.sources()
     if result.launch == "python":
-        text = result.text(MAIN)
-        out += code_box(text, "Output") if text else ["*The program printed nothing.*"]
+        out += output_boxes(result.lines_of(MAIN), title="Output", empty="*The program printed nothing.*")
     else:
         for source in sources:
             title = "torchrun (launcher)" if source == LAUNCHER else source
-            text = result.text(source)
             out.append(f'=== "{title}"')
             out.append("")
-            body = code_box(text) if text else ["*Nothing printed.*"]
-            out += ["    " + line if line else "" for line in body]
+            out += ["    " + line if line else "" for line in output_boxes(result.lines_of(source))]
             out.append("")
-        merged = "\n".join(f"[{line.source}] {line.text}" for line in result.lines)
         out.append(f'=== "{MERGED_TAB}"')
         out.append("")
-        body = code_box(merged) if merged else ["*Nothing printed.*"]
-        out += ["    " + line if line else "" for line in body]
+        merged = output_boxes(result.lines, label=lambda line: f"[{line.source}] {line.text}")
+        out += ["    " + line if line else "" for line in merged]
         if not sources:
             out += ["", "*No rank printed anything.*"]
-    if result.dropped_bytes:
-        out += ["", f'!!! warning "Output truncated"', "",
-                f"    The block printed {result.dropped_bytes:,} more bytes than the engine keeps; "
-                "they are not shown."]
+    if result.background_ended:
+        out += ["", '!!! note "Processes left running"', "",
+                f"    When the program ended, {result.background_ended} process(es) it had started were still "
+                "running; the build ended them."]
     return out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .capture import Line
+from .capture import GAP, Line
 
 LAUNCHER = "torchrun"
 MAIN = "python"
@@ -42,17 +42,25 @@ class RunResult:
     dropped_bytes: int = 0
     #: per process that exited normally: {"rank" (-1: not a torchrun rank), "attempt", "gloo_threads"}
     exit_notes: list[dict] = field(default_factory=list)
+    #: processes the block left running when its main process exited, ended by the engine
+    background_ended: int = 0
 
     # ------------------------------------------------------------------ reading it
     def sources(self) -> list[str]:
         """Who printed, ranks in order, the launcher last."""
-        seen = {line.source for line in self.lines}
+        seen = {line.source for line in self.lines if line.stream != GAP}
         ranks = sorted((s for s in seen if s not in (LAUNCHER, MAIN)), key=_source_order)
         return ([MAIN] if MAIN in seen else []) + ranks + ([LAUNCHER] if LAUNCHER in seen else [])
 
+    def lines_of(self, source: str | None = None) -> list[Line]:
+        """The lines one source printed (all when None), with the engine's gap marker where output was dropped."""
+        return [line for line in self.lines if source is None or line.source == source or line.stream == GAP]
+
     def text(self, source: str | None = None, stream: str | None = None) -> str:
+        """What was printed (by one source, on one stream), without the engine's gap marker."""
         return "\n".join(line.text for line in self.lines
-                         if (source is None or line.source == source)
+                         if line.stream != GAP
+                         and (source is None or line.source == source)
                          and (stream is None or line.stream == stream))
 
     @property
@@ -120,10 +128,14 @@ class RunResult:
     def failure_summary(self) -> str:
         """One honest sentence on how the run ended."""
         if self.ended == "timeout":
+            if self.launch == "python":
+                return "killed at its timeout, still running"
             stuck = ", ".join(map(str, self.stuck_ranks)) or "none identified"
-            return f"killed after the {self.duration:.0f} s timeout; ranks still running: {stuck}"
+            return f"killed at its timeout; ranks still running: {stuck}"
         if self.ended == "output-limit":
-            return "killed: its output passed the engine's hard limit"
+            from .capture import HARD_LIMIT
+
+            return (f"killed: it printed more than the engine's hard limit of {HARD_LIMIT // (1024 * 1024)} MiB")
         if self.ended == "interrupted":
             return "interrupted by the build being stopped"
         parts = []
@@ -134,8 +146,14 @@ class RunResult:
         elif self.returncode and self.returncode < 0:
             parts.append(f"killed by {signal_name(self.returncode)}")
         first = f"rank {cause['rank']}" if cause else None
-        for source, kind, message in sorted(self.exceptions(), key=lambda item: item[0] != first):
+        exceptions = self.exceptions()
+        for source, kind, message in sorted(exceptions, key=lambda item: item[0] != first):
             parts.append(f"{source} raised {kind}: {message}".rstrip(": "))
+        if not exceptions:  # ended without a traceback (argparse, sys.exit("...")): its last word
+            who = first if first in self.sources() else (MAIN if self.launch == "python" else None)
+            last = self.last_lines_of(who, 1, stream="stderr") if who else []
+            if last and last[0].strip():
+                parts.append(f"{who}'s last error line: {_PREFIX.sub('', last[0]).strip()}")
         parts.append(f"exit status {self.returncode}")
         if not self.lines:
             parts.append("it printed nothing")
@@ -144,15 +162,17 @@ class RunResult:
     def tail(self, n: int = 15) -> str:
         return "\n".join(f"[{line.source}] {line.text}" for line in self.lines[-n:])
 
-    def last_lines_of(self, source: str, n: int = 3) -> list[str]:
-        return [line.text for line in self.lines if line.source == source][-n:]
+    def last_lines_of(self, source: str, n: int = 3, stream: str | None = None) -> list[str]:
+        return [line.text for line in self.lines
+                if line.source == source and (stream is None or line.stream == stream)][-n:]
 
     # ------------------------------------------------------------------ storage
     def to_json(self) -> dict:
         return {"command": self.command, "reader_command": self.reader_command, "launch": self.launch,
                 "returncode": self.returncode, "duration": round(self.duration, 3), "ended": self.ended,
                 "stuck_ranks": self.stuck_ranks, "dropped_bytes": self.dropped_bytes,
-                "exit_notes": self.exit_notes, "lines": [line.to_json() for line in self.lines]}
+                "exit_notes": self.exit_notes, "background_ended": self.background_ended,
+                "lines": [line.to_json() for line in self.lines]}
 
     @classmethod
     def from_json(cls, data: dict) -> "RunResult":
@@ -172,7 +192,7 @@ class RunResult:
                    returncode=data.get("returncode"), duration=float(data["duration"]),
                    lines=[Line.from_json(item) for item in data["lines"]], ended=data["ended"],
                    stuck_ranks=data["stuck_ranks"], dropped_bytes=data["dropped_bytes"],
-                   exit_notes=list(notes))
+                   exit_notes=list(notes), background_ended=int(data.get("background_ended", 0)))
 
     def ranks_leaving_gloo_threads(self) -> dict[int, list[str]]:
         """Ranks (-1: a plain python process) of the last attempt that reached exit with gloo worker
@@ -182,6 +202,13 @@ class RunResult:
         last = max(note["attempt"] for note in self.exit_notes)
         return {note["rank"]: note["gloo_threads"] for note in self.exit_notes
                 if note["attempt"] == last and note["gloo_threads"]}
+
+    def ranks_never_destroying(self) -> list[int]:
+        """Ranks of the last attempt that reached exit with their default process group never destroyed."""
+        if not self.exit_notes:
+            return []
+        last = max(note["attempt"] for note in self.exit_notes)
+        return sorted(note["rank"] for note in self.exit_notes if note["attempt"] == last and note.get("group_alive"))
 
 
 def _source_order(source: str) -> tuple:

@@ -58,10 +58,10 @@ def read_snippet(snippets_dir: Path, relpath: str) -> SnippetFile:
         key, value = match[1], match[2]
         if key == "run":
             attrs = options_from_command(value, (where_name, number))
-            name = value.split()[-1]
+            name = next((word for word in value.split()[1:] if word.endswith(".py")), "")
             if name != path.name:
                 raise_error((where_name, number), f"the run command names {name!r} but the file is {path.name!r}",
-                            f"end the command with {path.name}")
+                            f"name {path.name} in the command (its arguments, if any, follow it)")
             header.update(attrs)
         else:
             header[key] = value

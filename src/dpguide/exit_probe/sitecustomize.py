@@ -30,13 +30,22 @@ def _gloo_threads() -> list:
     return sorted(names)
 
 
+def _group_alive():
+    """True if this process still has a default process group (it never called destroy_process_group())."""
+    dist = sys.modules.get("torch.distributed")
+    try:
+        return bool(dist is not None and dist.is_available() and dist.is_initialized())
+    except Exception:  # noqa: BLE001 - a probe never breaks the program
+        return None
+
+
 def _write_note() -> None:
     folder = os.environ.get("DPGUIDE_EXIT_PROBE")
     if not folder or hasattr(sys, "last_value"):
         return  # not run by the build, or ending on an uncaught exception (the build reports that)
     note = {"rank": int(os.environ.get("RANK", "-1")),  # -1: not a torchrun rank
             "attempt": int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")),
-            "pid": os.getpid(), "gloo_threads": _gloo_threads()}
+            "pid": os.getpid(), "gloo_threads": _gloo_threads(), "group_alive": _group_alive()}
     try:
         with open(os.path.join(folder, f"exit-{note['pid']}.json"), "w") as out:
             json.dump(note, out)

@@ -9,6 +9,10 @@ code; with ``run:`` the code is executed with the right answers filled in. A
 multiple-choice question with ``prints: <source>`` must have its right option
 equal to what that source really printed; an option with its own ``code:`` is
 executed too (it must fail) and its real error is shown as that option's feedback.
+
+Authored text reaches HTML, so every field is checked here: ids match ``ID``,
+texts must be plain text (``quiz_render`` escapes them), and a card's ``page:``
+must be a page of the site (``PAGE_LINK``), never a URL such as ``javascript:``.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from .options import options_from_command, raise_error
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<lang>quiz|flashcards)[ \t]*$")
 BLANK = re.compile(r"\[\[(\d+)\]\]")
 DIFFICULTIES = ("easy", "medium", "hard")
+ID = re.compile(r"[a-z0-9][a-z0-9-]*")
+PAGE_LINK = re.compile(r"(?:[A-Za-z0-9_][A-Za-z0-9_.-]*/)*[A-Za-z0-9_][A-Za-z0-9_.-]*\.md(?:#[A-Za-z0-9_.-]+)?")
 
 COMMON = {"id", "type", "difficulty", "prompt", "hint", "mistakes", "code", "run", "device"}
 FIELDS = {
@@ -146,15 +152,35 @@ def _load(fence: Fence):
                     f"{getattr(exc, 'problem', exc)}", "check indentation and quote text containing ': '")
 
 
-def _text(data: dict, key: str, fence: Fence, required: bool = True) -> str:
+def _is_text(value) -> bool:
+    return isinstance(value, (str, int, float))
+
+
+def _text(data: dict, key: str, fence: Fence, required: bool = True, line: int | None = None,
+          what: str = "question") -> str:
+    """``data[key]`` as text; ``line`` is where to search for the key (default: the whole fence)."""
     value = data.get(key)
     if value is None:
         if required:
-            raise_error((fence.page, fence.line), f"question lacks the field {key!r}", f"add '{key}: ...'")
+            raise_error((fence.page, line or fence.line), f"{what} lacks the field {key!r}", f"add '{key}: ...'")
         return ""
-    if not isinstance(value, (str, int, float)):
-        raise_error((fence.page, _field_line(fence, key)), f"field {key!r} must be text")
+    if not _is_text(value):
+        raise_error((fence.page, _key_line(fence, key, line)), f"field {key!r} must be text",
+                    "write it as a plain (quoted if needed) string, not a list or mapping")
     return str(value)
+
+
+def _texts(value, where: tuple[str, int], what: str) -> list[str]:
+    if not isinstance(value, list) or not all(_is_text(v) for v in value):
+        raise_error(where, f"{what} must be a list of texts")
+    return [str(v) for v in value]
+
+
+def _check_id(value: str, fence: Fence) -> str:
+    if not ID.fullmatch(value):
+        raise_error((fence.page, _field_line(fence, "id")), f"id {value!r} must be lowercase letters, digits and '-'",
+                    "it becomes an HTML id and a storage key, e.g. id: ddp-basics-sampler")
+    return value
 
 
 def parse_question(fence: Fence) -> Question:
@@ -163,7 +189,7 @@ def parse_question(fence: Fence) -> Question:
     if not isinstance(data, dict):
         raise_error(where, "a quiz block must be a YAML mapping (id:, type:, prompt:, ...)")
     kind = data.get("type")
-    if kind not in FIELDS:
+    if not isinstance(kind, str) or kind not in FIELDS:
         raise_error((fence.page, _field_line(fence, "type")), f"unknown question type {kind!r}",
                     "use type: fill-blank or type: choice")
     unknown = sorted(set(data) - FIELDS[kind])
@@ -174,20 +200,17 @@ def parse_question(fence: Fence) -> Question:
     if difficulty not in DIFFICULTIES:
         raise_error((fence.page, _field_line(fence, "difficulty")), f"difficulty {difficulty!r} is not one of "
                     + ", ".join(DIFFICULTIES))
-    qid = _text(data, "id", fence)
-    if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", qid):
-        raise_error((fence.page, _field_line(fence, "id")), f"id {qid!r} must be lowercase letters, digits and '-'")
-    mistakes = data.get("mistakes") or []
-    if not isinstance(mistakes, list) or not all(isinstance(m, str) for m in mistakes):
-        raise_error((fence.page, _field_line(fence, "mistakes")), "mistakes must be a list of texts")
+    qid = _check_id(_text(data, "id", fence), fence)
+    mistakes = _texts(data.get("mistakes") or [], (fence.page, _field_line(fence, "mistakes")), "mistakes")
+    code = _text(data, "code", fence, required=False) or None
     run = None
     if data.get("run"):
-        run = options_from_command(f"{data['run']} block.py", (fence.page, _field_line(fence, "run")))
+        run = options_from_command(f"{_text(data, 'run', fence)} block.py", (fence.page, _field_line(fence, "run")))
     device = str(data.get("device", "cpu"))
     if device not in ("cpu", "cuda"):
         raise_error((fence.page, _field_line(fence, "device")), "device must be cpu or cuda")
     question = Question(fence.page, fence.line, qid, kind, difficulty, _text(data, "prompt", fence),
-                        _text(data, "hint", fence), mistakes, data.get("code"), run, device)
+                        _text(data, "hint", fence), mistakes, code, run, device)
     if kind == "fill-blank":
         _parse_fill_blank(question, data, fence)
     else:
@@ -203,6 +226,9 @@ def _parse_fill_blank(q: Question, data: dict, fence: Fence) -> None:
     if not isinstance(answers, dict):
         raise_error((fence.page, _field_line(fence, "answers")), "answers must map each blank to its text",
                     "e.g. answers: {1: DistributedSampler}")
+    if not all(re.fullmatch(r"\d+", str(k)) and _is_text(v) for k, v in answers.items()):
+        raise_error((fence.page, _field_line(fence, "answers")), "answers must map blank numbers to texts",
+                    "e.g. answers: {1: DistributedSampler}")
     q.answers = {int(k): str(v) for k, v in answers.items()}
     if blanks != sorted(q.answers):
         raise_error((fence.page, _field_line(fence, "answers")),
@@ -211,7 +237,7 @@ def _parse_fill_blank(q: Question, data: dict, fence: Fence) -> None:
     bank = data.get("bank")
     if not isinstance(bank, list) or not bank:
         raise_error((fence.page, _field_line(fence, "bank")), "bank must be a list of options")
-    q.bank = [str(b) for b in bank]
+    q.bank = _texts(bank, (fence.page, _field_line(fence, "bank")), "bank")
     if len(set(q.bank)) != len(q.bank):
         raise_error((fence.page, _field_line(fence, "bank")), "the bank lists an option twice")
     missing = [a for a in q.answers.values() if a not in q.bank]
@@ -233,11 +259,16 @@ def _parse_choice(q: Question, data: dict, fence: Fence) -> None:
         if unknown:
             raise_error((fence.page, _field_line(fence, unknown[0])), f"unknown option field {unknown[0]!r}",
                         "known: " + ", ".join(sorted(OPTION_FIELDS)))
-        text = item.get("text")
-        if text is None or not str(text).strip():
-            raise_error((fence.page, search_from), "an option has no text")
-        q.options.append(Option(str(text), bool(item.get("correct", False)), str(item.get("why", "")),
-                                item.get("code"), _nth_line(fence, "text", number) if number >= 0 else search_from))
+        start = _nth_line(fence, "(?:text|correct|why|code)", number)
+        text = _text(item, "text", fence, line=start, what="an option")
+        if not text.strip():
+            raise_error((fence.page, start), "an option has no text")
+        correct = item.get("correct", False)
+        if not isinstance(correct, bool):
+            raise_error((fence.page, _key_line(fence, "correct", start)), "correct must be true or false")
+        q.options.append(Option(text, correct, _text(item, "why", fence, required=False, line=start),
+                                _text(item, "code", fence, required=False, line=start) or None,
+                                _nth_line(fence, "text", number)))
     right = [o for o in q.options if o.correct]
     if len(right) != 1:
         raise_error((fence.page, _field_line(fence, "options")),
@@ -250,28 +281,55 @@ def _parse_choice(q: Question, data: dict, fence: Fence) -> None:
         if not q.code or not q.run:
             raise_error((fence.page, _field_line(fence, "prints")),
                         "'prints' checks the right option against a run: the question needs code: and run:")
-        q.prints = str(prints)
+        q.prints = _text(data, "prints", fence)
     solution = data.get("solution") or {}
     if not isinstance(solution, dict) or set(solution) - SOLUTION_FIELDS or "steps" not in solution:
         raise_error((fence.page, _field_line(fence, "solution")),
                     "solution must have steps: [...] and may have answer: and check:")
-    q.solution = solution
+    start = _field_line(fence, "solution")
+    q.solution = {"steps": _texts(solution["steps"], (fence.page, _key_line(fence, "steps", start)), "steps")}
+    for key in ("answer", "check"):
+        if solution.get(key) is not None:
+            q.solution[key] = _text(solution, key, fence, line=start, what="the solution")
     if any(o.code for o in q.options) and not q.run:
         raise_error(q.where, "an option with code: is executed, so the question needs run:", "add run: python")
 
 
 def parse_deck(fence: Fence) -> Deck:
     data = _load(fence)
-    if not isinstance(data, dict) or set(data) - {"id", "title", "cards"} or not isinstance(data.get("cards"), list):
+    if not isinstance(data, dict) or set(data) - {"id", "title", "cards"} or not isinstance(data.get("cards"), list) \
+            or not data["cards"]:
         raise_error((fence.page, fence.line), "a flashcards block needs id:, title: and cards: [...]")
+    deck_id = _check_id(_text(data, "id", fence, what="the deck"), fence)
+    title = _text(data, "title", fence, what="the deck")
     cards = []
     for index, item in enumerate(data["cards"]):
         line = _nth_line(fence, "front", index)
         if not isinstance(item, dict) or set(item) - CARD_FIELDS or not item.get("front") or not item.get("back"):
             raise_error((fence.page, line), "each card needs front: and back: (and may have page:)",
                         "known card fields: " + ", ".join(sorted(CARD_FIELDS)))
-        cards.append(Card(str(item["front"]), str(item["back"]), item.get("page"), line))
-    return Deck(fence.page, fence.line, str(data.get("id", "")), str(data.get("title", "")), cards)
+        start = _nth_line(fence, "(?:front|back|page)", index)
+        cards.append(Card(_text(item, "front", fence, line=start, what="a card"),
+                          _text(item, "back", fence, line=start, what="a card"), _card_page(item, fence, start), line))
+    return Deck(fence.page, fence.line, deck_id, title, cards)
+
+
+def _card_page(item: dict, fence: Fence, start: int) -> str | None:
+    page = _text(item, "page", fence, required=False, line=start, what="a card")
+    if page and not PAGE_LINK.fullmatch(page):
+        raise_error((fence.page, _key_line(fence, "page", start)), f"a card's page {page!r} is not a page of this site",
+                    "write the docs-relative path of a Markdown page: page: learn/ddp.md (or learn/ddp.md#a-heading)")
+    return page or None
+
+
+def _key_line(fence: Fence, key: str, start: int | None) -> int:
+    """The first line at or after ``start`` that sets ``key`` (the whole fence when ``start`` is None)."""
+    if start is None:
+        return _field_line(fence, key)
+    for offset, line in enumerate(fence.body.splitlines(), start=1):
+        if fence.line + offset >= start and re.match(rf"^\s*-?\s*{re.escape(key)}\s*:", line):
+            return fence.line + offset
+    return start
 
 
 def _nth_line(fence: Fence, key: str, n: int) -> int:

@@ -1,8 +1,11 @@
 """HTML for practice questions and flashcard decks: readable without JavaScript, enhanced with it.
 
 Every authored text is escaped (it is data, never markup); the only formatting
-kept is `code` spans, applied after escaping. The widget data travels in a
-``<script type="application/json">`` element with ``<`` escaped, so no text
+kept is `code` spans, applied after escaping. Square brackets are escaped too,
+so even if Markdown read the widget (in an indented container) no text becomes
+a link. Ids and types are validated by ``quiz`` and still escaped in attributes;
+a card link is a page path resolved by ``link_for``. The widget data travels in
+a ``<script type="application/json">`` element with ``<`` escaped, so no text
 can close it. The static HTML (question, options, bank, collapsible hint and
 solution, each card as a collapsible front/back) is complete on its own.
 """
@@ -19,15 +22,21 @@ from .results import RunResult
 TYPE_NAMES = {"fill-blank": "Fill in the blanks", "choice": "Multiple choice"}
 
 
+def escape(text: str) -> str:
+    """HTML-escape text for an element or a quoted attribute, with Markdown's link brackets as entities."""
+    return html.escape(text, quote=True).replace("[", "&#91;").replace("]", "&#93;")
+
+
 def inline(text: str) -> str:
     """Escape authored text; keep `code` spans as <code>."""
     parts = re.split(r"(`[^`]+`)", text)
-    return "".join(f"<code>{html.escape(p[1:-1])}</code>" if p.startswith("`") and p.endswith("`") and len(p) > 2
-                   else html.escape(p) for p in parts)
+    return "".join(f"<code>{escape(p[1:-1])}</code>" if p.startswith("`") and p.endswith("`") and len(p) > 2
+                   else escape(p) for p in parts)
 
 
 def json_script(data: dict, css_class: str) -> str:
-    payload = json.dumps(data, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    payload = json.dumps(data, ensure_ascii=False)
+    payload = payload.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return f'<script type="application/json" class="{css_class}">{payload}</script>'
 
 
@@ -48,11 +57,11 @@ def error_text(result: RunResult) -> str:
 def code_with_blanks(code: str) -> str:
     out, last = [], 0
     for match in BLANK.finditer(code):
-        out.append(html.escape(code[last:match.start()]))
+        out.append(escape(code[last:match.start()]))
         number = match[1]
         out.append(f'<span class="dpg-blank" data-blank="{number}">[{number}]</span>')
         last = match.end()
-    out.append(html.escape(code[last:]))
+    out.append(escape(code[last:]))
     return "".join(out)
 
 
@@ -60,17 +69,18 @@ def render_question(q: Question, answer: RunResult | None, option_runs: dict[int
                     verified_note: str | None, number: int) -> str:
     """The question's HTML. ``answer`` is the real run of the right answer (None when not run)."""
     data = {"id": q.id, "type": q.type, "hint": q.hint}
-    parts = [f'<div class="dpg-quiz" id="q-{q.id}" data-quiz-id="{q.id}" data-type="{q.type}">']
+    qid = escape(q.id)
+    parts = [f'<div class="dpg-quiz" id="q-{qid}" data-quiz-id="{qid}" data-type="{escape(q.type)}">']
     parts.append(f'<p class="dpg-quiz-meta"><span class="dpg-quiz-number">Question {number}</span> · '
-                 f'{TYPE_NAMES[q.type]} · <span class="dpg-difficulty dpg-difficulty-{q.difficulty}">'
-                 f'{q.difficulty}</span></p>')
+                 f'{TYPE_NAMES[q.type]} · <span class="dpg-difficulty dpg-difficulty-{escape(q.difficulty)}">'
+                 f'{escape(q.difficulty)}</span></p>')
     parts.append(f'<p class="dpg-quiz-prompt">{inline(q.prompt)}</p>')
     if q.code:
         parts.append(f'<pre class="dpg-quiz-code"><code>{code_with_blanks(q.code)}</code></pre>')
     if q.type == "fill-blank":
         data.update(bank=q.bank, answers={str(k): v for k, v in q.answers.items()}, attempts=3)
         parts.append('<p class="dpg-quiz-bank-label">Options:</p><ul class="dpg-quiz-bank">'
-                     + "".join(f"<li><code>{html.escape(b)}</code></li>" for b in q.bank) + "</ul>")
+                     + "".join(f"<li><code>{escape(b)}</code></li>" for b in q.bank) + "</ul>")
     else:
         data["options"] = []
         items = []
@@ -93,7 +103,7 @@ def solution_html(q: Question, answer: RunResult | None, option_runs: dict[int, 
     body = []
     if q.type == "fill-blank":
         filled = "\n".join(f"[{k}] → {v}" for k, v in sorted(q.answers.items()))
-        body.append(f"<p><strong>Answers</strong></p><pre><code>{html.escape(filled)}</code></pre>")
+        body.append(f"<p><strong>Answers</strong></p><pre><code>{escape(filled)}</code></pre>")
         body.append(f"<p>{inline(q.explanation)}</p>")
     else:
         steps = "".join(f"<li>{inline(str(step))}</li>" for step in q.solution.get("steps", []))
@@ -111,19 +121,19 @@ def solution_html(q: Question, answer: RunResult | None, option_runs: dict[int, 
             extra = ""
             if index in option_runs:
                 extra = (f'<br><span class="dpg-real-error">Real error when run: <code>'
-                         f"{html.escape(error_text(option_runs[index]))}</code></span>")
+                         f"{escape(error_text(option_runs[index]))}</code></span>")
             wrong.append(f"<li><strong>{'ABCDEFGHIJ'[index]}.</strong> {inline(option.why)}{extra}</li>")
         body.append("<p><strong>Why not the others</strong></p><ul>" + "".join(wrong) + "</ul>")
     if q.mistakes:
         body.append("<p><strong>Common mistakes</strong></p><ul>"
                     + "".join(f"<li>{inline(m)}</li>" for m in q.mistakes) + "</ul>")
     if answer is not None:
-        command = html.escape(answer.reader_command.replace("block.py", "solution.py"))
+        command = escape(answer.reader_command.replace("block.py", "solution.py"))
         body.append(f'<p class="dpg-proof"><strong>Proof by running it</strong> (<code>{command}</code>, '
                     "run by the site build):</p>"
-                    f'<pre class="dpg-proof-output"><code>{html.escape(output_text(answer))}</code></pre>')
+                    f'<pre class="dpg-proof-output"><code>{escape(output_text(answer))}</code></pre>')
     elif verified_note:
-        body.append(f'<p class="dpg-unverified">{html.escape(verified_note)}</p>')
+        body.append(f'<p class="dpg-unverified">{escape(verified_note)}</p>')
     return ('<details class="dpg-quiz-solution"><summary>Solution</summary>' + "".join(body) + "</details>")
 
 
@@ -132,11 +142,11 @@ def render_deck(deck: Deck, link_for) -> str:
     for index, card in enumerate(deck.cards):
         href = link_for(card.page) if card.page else None
         cards.append({"front": card.front, "back": card.back, "href": href})
-        more = f' <a href="{html.escape(href)}">Read the lesson</a>' if href else ""
+        more = f' <a href="{escape(href)}">Read the lesson</a>' if href else ""
         items.append(f'<li><details><summary>{inline(card.front)}</summary><p>{inline(card.back)}{more}</p>'
                      "</details></li>")
     return "\n".join([
-        f'<div class="dpg-deck" id="deck-{deck.id}" data-deck-id="{deck.id}">',
+        f'<div class="dpg-deck" id="deck-{escape(deck.id)}" data-deck-id="{escape(deck.id)}">',
         f'<p class="dpg-deck-meta">{len(deck.cards)} cards</p>',
         '<div class="dpg-deck-widget"></div>',
         '<ol class="dpg-deck-static">' + "".join(items) + "</ol>",

@@ -97,6 +97,17 @@ class Project:
         return Engine(self.root, cache_dir=self.root / "cache", scratch_root=self.root / "scratch", **kwargs)
 
 
+#: fixtures that run or build the whole site once per session; the first test using one pays for it
+WHOLE_SITE_FIXTURES = {"built_site", "site_url", "site_results"}
+WHOLE_SITE_TIMEOUT_S = 2400
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if WHOLE_SITE_FIXTURES & set(getattr(item, "fixturenames", ())) and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(WHOLE_SITE_TIMEOUT_S))
+
+
 @pytest.fixture
 def project(tmp_path) -> Project:
     return Project(tmp_path / "project")

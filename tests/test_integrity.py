@@ -449,3 +449,52 @@ def test_a_build_leaves_no_scratch_or_socket_folder_behind(tmp_path):
     assert done.returncode == 0, done.stderr
     leftovers = wait_until(lambda: not [p for p in tmp.rglob("*") if p.name != "dpguide-run"], timeout=5)
     assert leftovers, sorted(str(p.relative_to(tmp)) for p in tmp.rglob("*"))
+
+
+# ---------------------------------------------------------------------------- the test runner itself
+
+HANGING_TEST = '''
+import textwrap
+from pathlib import Path
+import pytest
+from dpguide.engine import Engine
+
+@pytest.mark.timeout({limit})
+def test_hangs(tmp_path):
+    (tmp_path / "docs" / "snippets").mkdir(parents=True)
+    (tmp_path / "docs" / "snippets" / "hang.py").write_text(
+        "#| run: torchrun --standalone --nproc-per-node=2 hang.py\\nimport time\\ntime.sleep(600)\\n")
+    (tmp_path / "docs" / "p.md").write_text('```python timeout="600"\\n--8<-- "hang.py"\\n```\\n')
+    engine = Engine(tmp_path, cache_dir=tmp_path / "cache", scratch_root=tmp_path / "scratch",
+                    log=lambda m: None)
+    engine.run(engine.collect())
+'''
+
+
+def _pytest_on(tmp_path: Path, limit: int) -> subprocess.Popen:
+    (tmp_path / "test_hang.py").write_text(HANGING_TEST.format(limit=limit))
+    return subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def test_a_hung_test_fails_by_its_own_timeout_and_leaves_no_block_process(tmp_path):
+    runner = _pytest_on(tmp_path, limit=10)
+    assert wait_until(lambda: len([p for p in _started_by(runner.pid) if _cmdline_has("hang.py")(p)]) >= 3,
+                      timeout=60)
+    started = _started_by(runner.pid)
+    out, _ = runner.communicate(timeout=120)
+    assert runner.returncode == 1 and "Timeout" in out, out
+    time.sleep(5)
+    assert [p.pid for p in started if _alive(p)] == []
+
+
+def test_sigterm_of_the_test_runner_leaves_no_block_process_5_s_later(tmp_path):
+    runner = _pytest_on(tmp_path, limit=600)
+    assert wait_until(lambda: len([p for p in _started_by(runner.pid) if _cmdline_has("hang.py")(p)]) >= 3,
+                      timeout=60)
+    time.sleep(0.5)
+    started = _started_by(runner.pid)
+    runner.send_signal(signal.SIGTERM)
+    runner.communicate(timeout=30)
+    time.sleep(5)
+    assert [(p.pid, p.cmdline()) for p in started if _alive(p)] == []

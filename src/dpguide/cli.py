@@ -29,6 +29,8 @@ def print_result(result: RunResult, out=sys.stdout) -> None:
     for source in result.sources():
         print(f"── {source} " + "─" * max(4, 60 - len(source)), file=out)
         print(result.text(source), file=out)
+    if result.background_ended:
+        print(f"── the program left {result.background_ended} process(es) running; they were ended", file=out)
     print(f"── {result.failure_summary() if not result.succeeded else 'exit status 0'} "
           f"({result.duration:.1f} s)", file=out)
 

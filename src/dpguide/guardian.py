@@ -16,6 +16,7 @@ Run as ``python -m dpguide.guardian TOKEN``.
 
 from __future__ import annotations
 
+import atexit
 import glob
 import os
 import shutil
@@ -57,7 +58,18 @@ def marker_env() -> dict[str, str]:
                 [sys.executable, "-m", "dpguide.guardian", token],
                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 env=env, start_new_session=True, close_fds=True)
+            atexit.register(_stop, _state["proc"])
     return {BUILD_MARKER: token}
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """At a normal exit: close the pipe and wait for the guardian's (empty) sweep, so that it is not
+    left running by a build that is itself a block of another build (the Contribute page's gallery)."""
+    try:
+        proc.stdin.close()
+        proc.wait(5)
+    except (OSError, subprocess.TimeoutExpired):
+        pass
 
 
 def remove_at_exit(pattern: str) -> None:

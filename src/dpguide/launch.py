@@ -8,8 +8,9 @@ tree. Whatever a block leaves running when its main process exits is ended
 and counted. torchrun jobs write each rank's output to its own files
 (``--redirects 3 --log-dir``), tailed as they grow. Every process loads the
 exit probe (``exit_probe/sitecustomize.py``), which notes the gloo threads it
-leaves running. The scratch path is replaced by the script's own folder name
-in what is shown, so a page never carries the build machine's paths.
+leaves running. In what is shown, the scratch path is removed (a traceback names
+``train.py``) and the build's site-packages path reads ``<site-packages>``, so a
+page never carries the build machine's paths.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import threading
 import time
@@ -34,6 +36,9 @@ from .results import LAUNCHER, MAIN, RunResult
 
 #: the folder put on every block's PYTHONPATH: it holds only the exit probe's sitecustomize.py
 EXIT_PROBE = Path(__file__).resolve().parent / "exit_probe"
+
+#: the build's own install paths, as shown output names them (a reader's differ)
+SITE_PACKAGES = {path: "<site-packages>" for path in {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}}
 
 
 @dataclass
@@ -141,7 +146,7 @@ def run_job(job: Job, scratch_root: Path, env: dict[str, str], forkserver, live:
     finally:
         shutil.rmtree(workdir.parent, ignore_errors=True)
     returncode, ended, stuck, background = outcome[:4]
-    lines = sink.finished_lines(rewrite_paths={str(script.parent) + "/": "", str(workdir): "."})
+    lines = sink.finished_lines(rewrite_paths={str(script.parent) + "/": "", str(workdir): ".", **SITE_PACKAGES})
     return RunResult(command=command, reader_command=reader_command, launch=options.launch,
                      returncode=returncode, duration=duration, lines=lines,
                      ended=ended, stuck_ranks=stuck, dropped_bytes=sink.dropped_bytes,

@@ -73,3 +73,82 @@ def test_launch_settings_are_part_of_the_key(project):
     sources(project.engine())
     project.page("lesson.md", PAGE.replace('```python\nprint("inline"', '```python timeout="30" fresh="true"\nprint("inline"'))
     assert sources(project.engine())["lesson.md:11"] == "run"
+
+
+def test_two_inline_blocks_never_share_an_entry_and_each_shows_its_own_output(project):
+    project.page("lesson.md", '''
+```python
+print('first')
+```
+
+```python
+print('second')
+```
+''')
+    engine = project.engine()
+    first, second = engine.collect()
+    engine.run([first, second])
+    assert first.key != second.key
+    assert engine.result_for(first).text() == "first"
+    assert engine.result_for(second).text() == "second"
+
+
+def test_editing_one_inline_block_reruns_exactly_that_block(project):
+    make(project)
+    sources(project.engine())
+    project.page("lesson.md", PAGE.replace('print("inline", 6 * 7)', 'print("inline", 6 * 8)'))
+    engine = project.engine()
+    after = sources(engine)
+    assert after["lesson.md:11"] == "run"
+    assert [label for label, source in after.items() if source == "run"] == ["lesson.md:11"]
+    assert engine.result_for(engine.collect()[2]).text() == "inline 48"
+
+
+def test_a_changed_environment_reruns_every_block(project):
+    make(project)
+    sources(project.engine())
+    engine = project.engine()
+    engine.environment = {**engine.environment, "torch": "0.0.0-another-build"}
+    assert set(sources(engine).values()) == {"run"}
+
+
+def test_threads_at_exit_and_script_arguments_are_part_of_the_key(project):
+    project.snippet("s.py", "import sys\nprint(sys.argv[1:])\n")
+    project.page("lesson.md", '''
+```python
+--8<-- "s.py"
+```
+
+```python threads-at-exit="expected"
+--8<-- "s.py"
+```
+
+```python args="x"
+--8<-- "s.py"
+```
+''')
+    keys = [block.key for block in project.engine().collect()]
+    assert len(set(keys)) == 3
+
+
+def test_each_rank_tab_holds_only_its_own_ranks_text(project):
+    from dpguide.render import output_tabs
+
+    project.snippet("tabs.py", "#| run: torchrun --standalone --nproc-per-node=2 tabs.py\n"
+                               "import os\nprint('printed by', os.environ['RANK'])\n")
+    project.page("lesson.md", '```python\n--8<-- "tabs.py"\n```\n')
+    engine = project.engine()
+    [block] = engine.collect()
+    engine.run([block])
+    rendered = output_tabs(engine.result_for(block))
+    tabs, current = {}, None
+    for line in rendered:
+        if line.startswith('=== "'):
+            current = line[5:-1]
+            tabs[current] = []
+        elif current:
+            tabs[current].append(line.strip())
+    assert "printed by 0" in tabs["rank 0"] and "printed by 1" not in tabs["rank 0"]
+    assert "printed by 1" in tabs["rank 1"] and "printed by 0" not in tabs["rank 1"]
+    merged = tabs["all ranks, in arrival order"]
+    assert "[rank 0] printed by 0" in merged and "[rank 1] printed by 1" in merged

@@ -11,7 +11,7 @@ traceback, same exit status. When the block's process exits, the leader kills
 whatever it left running and reports both the exit status and how many
 processes it had to end.
 
-The server dies with the build (parent-death signal); anything of a killed
+The server exits when it sees that its build is gone; anything of a killed
 build that is still running is ended by the guardian (``guardian.py``).
 
 Run as ``python -m dpguide.forkserver SOCKET PARENT_PID``; ``ForkServer`` is the client.
@@ -37,7 +37,6 @@ PRELOAD = ("torch", "torch.nn", "torch.distributed", "torch.utils.data", "numpy"
 
 # --------------------------------------------------------------------------- server side
 
-PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 
 
@@ -49,8 +48,9 @@ def _prctl(option: int, value: int) -> None:
 
 
 def serve(socket_path: str, parent: int, preload: bool = True) -> None:
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent:  # the build died before the line above took effect
+    # No PR_SET_PDEATHSIG here: it fires when the *thread* that started us ends (an engine worker
+    # thread), not the build. The loop below notices a dead build within 10 ms instead.
+    if os.getppid() != parent:
         return
     for name in PRELOAD if preload else ():
         try:

@@ -1,6 +1,7 @@
 """Build-speed benchmark: prints a table of build times measured side by side in one run.
 
     .venv/bin/python benchmarks/build_speed.py [--repeat 3] [--markdown out.md]
+    .venv/bin/python benchmarks/build_speed.py --quick      # CI: seconds, publishes nothing
 
 Measures, on a copy of this site in a temporary directory (so the real cache is untouched):
   1. floor        plain `mkdocs build` with the execution hooks disabled (DPGUIDE_DISABLE=1)
@@ -13,6 +14,11 @@ Measures, on a copy of this site in a temporary directory (so the real cache is 
                    no isolation, no cache) against this engine (a forked process per block), cold
                    and warm; needs `pip install -e '.[bench]'`
 Each figure is the median of --repeat runs and is also given as a ratio to the floor.
+
+--quick builds the whole copy once with the hooks disabled (every page and every include must
+resolve), then cuts the copy down to QUICK_PAGES (every other page keeps only its title) and
+measures rows 1-5 and row 6 for QUICK_BASELINES blocks on it, once each. The last line printed,
+in both modes, is `summary: NAME=RATIO ...`. Every command timed must succeed, or the run fails.
 """
 
 from __future__ import annotations
@@ -21,36 +27,223 @@ import argparse
 import datetime
 import os
 import platform
+import shlex
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+QUICK_PAGES = ("index.md", "learn/data-loading.md")   # built in full by --quick: 7 single-process blocks
+QUICK_BASELINES = 2                                    # blocks timed against bare python by --quick
+BUILD = [sys.executable, "-m", "mkdocs", "build", "-q", "-d", "site-out"]
 
-def timed(command: list[str], cwd: Path, env: dict[str, str]) -> float:
-    start = time.perf_counter()
-    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
-    elapsed = time.perf_counter() - start
+
+class BenchmarkFailed(Exception):
+    """A command the benchmark times failed: its time would be a lie."""
+
+
+@dataclass
+class Row:
+    label: str
+    seconds: float
+    key: str = ""   # named rows make the summary line
+
+
+# ---------------------------------------------------------------------- running commands
+def run_checked(command: list, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """Run ``command``; raise BenchmarkFailed, with its output, unless it exits 0."""
+    done = subprocess.run([str(part) for part in command], cwd=cwd, env=env, capture_output=True, text=True)
     if done.returncode != 0:
-        raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr[-3000:]}")
-    return elapsed
+        raise BenchmarkFailed(f"`{shlex.join(map(str, command))}` (in {cwd}) exited with status "
+                              f"{done.returncode}:\n{(done.stdout + done.stderr)[-3000:]}")
+    return done
+
+
+def timed(command: list, cwd: Path, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    run_checked(command, cwd, env)
+    return time.perf_counter() - start
+
+
+# ---------------------------------------------------------------------- the site copy
+class _ConfigLoader(yaml.SafeLoader):
+    """Reads mkdocs.yml, turning its `!!python/name:` tags into None."""
+
+
+_ConfigLoader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+
+
+def site_parts(config: dict) -> list[str]:
+    """Top-level paths a build of ``config`` reads: docs, theme overrides, hooks, snippet base paths."""
+    parts = ["mkdocs.yml", "records", config.get("docs_dir", "docs")]
+    custom_dir = (config.get("theme") or {}).get("custom_dir")
+    parts += [custom_dir] if custom_dir else []
+    parts += [hook for hook in config.get("hooks") or []]
+    for extension in config.get("markdown_extensions") or []:
+        if isinstance(extension, dict) and "pymdownx.snippets" in extension:
+            base = (extension["pymdownx.snippets"] or {}).get("base_path", ".")
+            parts += [base] if isinstance(base, str) else list(base)
+    tops = {Path(part).parts[0] for part in parts if part not in (".", "")}
+    return sorted(tops)
 
 
 def copy_site(target: Path) -> None:
-    for name in ("docs", "hooks", "overrides", "records", "mkdocs.yml"):
+    """Copy everything a build of this site reads (mkdocs.yml decides what) into ``target``."""
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_ConfigLoader)
+    for name in site_parts(config):
         source = ROOT / name
         if source.is_dir():
-            shutil.copytree(source, target / name)
+            shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("__pycache__"))
         elif source.exists():
             shutil.copy(source, target / name)
 
 
+def cut_to_pages(site: Path, keep: tuple[str, ...]) -> None:
+    """Keep the pages in ``keep`` whole; every other page keeps only its title, notebooks go (with their nav line)."""
+    docs = site / "docs"
+    for page in docs.rglob("*.md"):
+        relative = page.relative_to(docs).as_posix()
+        if relative in keep or relative.startswith(("snippets/", "_templates/")):
+            continue
+        title = next((line for line in page.read_text(encoding="utf-8").splitlines() if line.startswith("# ")),
+                     "# " + relative)
+        page.write_text(f"{title}\n\nLeft out of the quick benchmark build.\n", encoding="utf-8")
+    config = site / "mkdocs.yml"
+    lines = config.read_text(encoding="utf-8").splitlines(keepends=True)
+    for notebook in docs.rglob("*.ipynb"):
+        relative = notebook.relative_to(docs).as_posix()
+        notebook.unlink()
+        lines = [line for line in lines if not line.rstrip().endswith(relative)]
+    config.write_text("".join(lines), encoding="utf-8")
+
+
+# ---------------------------------------------------------------------- measuring builds
+class Bench:
+    """Times `mkdocs build` in one site copy; every figure is a median of ``repeat`` builds."""
+
+    def __init__(self, site: Path, repeat: int):
+        self.site, self.repeat = site, repeat
+        self.env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+        self.rows: list[Row] = []
+        self.edits = 0
+
+    @property
+    def cache(self) -> Path:
+        return self.site / ".cache"
+
+    def add(self, label: str, seconds: float, key: str = "") -> float:
+        self.rows.append(Row(label, seconds, key))
+        print(f"  {label:<60} {seconds:7.2f} s", flush=True)
+        return seconds
+
+    def measure(self, label: str, key: str = "", prepare=None, env=None, repeat=None) -> float:
+        times = []
+        for _ in range(repeat or self.repeat):
+            if prepare:
+                prepare()
+            times.append(timed(BUILD, self.site, env or self.env))
+        return self.add(label, statistics.median(times), key)
+
+    def floor(self, label: str = "1 floor: hooks disabled") -> float:
+        return self.measure(label, "floor", env={**self.env, "DPGUIDE_DISABLE": "1"})
+
+    def cold(self, label: str, repeat=None) -> float:
+        return self.measure(label, "cold", prepare=lambda: shutil.rmtree(self.cache, ignore_errors=True),
+                            repeat=repeat)
+
+    def append_to(self, path: Path, line: str):
+        """A `prepare` that appends a new numbered ``line`` to ``path`` (so every build sees a change)."""
+        def edit():
+            self.edits += 1
+            with open(path, "a", encoding="utf-8") as handle:
+                handle.write(line.format(self.edits))
+        return edit
+
+    def rebuilds(self, prose_page: str) -> None:
+        """Rows 3-5: nothing changed, one snippet changed, one page's prose changed."""
+        from dpguide.engine import Engine
+
+        self.measure("3 warm: nothing changed", "warm")
+        blocks = Engine(self.site, log=lambda m: None).collect()
+        single = [b for b in blocks if b.snippet and b.options.launch == "python" and b.options.runs_on_cpu_build]
+        if single:
+            self.measure(f"4 one snippet changed ({single[0].snippet.relpath})", "snippet",
+                         prepare=self.append_to(single[0].snippet.path, "# benchmark edit {}\n"))
+        self.measure(f"5 prose-only edit ({prose_page})", "prose",
+                     prepare=self.append_to(self.site / "docs" / prose_page, "\nA prose edit, number {}.\n"))
+
+
+# ---------------------------------------------------------------------- per block
+def baseline_blocks(blocks, launch: str) -> list:
+    """Blocks of ``launch`` a CPU build runs and that must succeed (a bare run of the others fails)."""
+    return [b for b in blocks if b.options.launch == launch and b.options.runs_on_cpu_build
+            and not b.options.expect_fail]
+
+
+def bare_command(block) -> list[str]:
+    """The reader's command for ``block``, with this interpreter for `python` and `torchrun`."""
+    words = shlex.split(block.reader_command)
+    head = [sys.executable] if words[0] == "python" else [sys.executable, "-m", "torch.distributed.run"]
+    return head + words[1:]
+
+
+def time_bare(block, scratch: Path, env: dict[str, str]) -> float:
+    """Seconds for the reader's own command, run in a fresh copy of the block's files."""
+    from dpguide.launch import Job, prepare_scratch
+
+    job = Job(block.key, block.label, block.files, block.script, block.options)
+    workdir = prepare_scratch(job, scratch)
+    return timed(bare_command(block), (workdir / block.script).parent, env)
+
+
+def python_overhead(engine, blocks, scratch: Path) -> tuple[float, float]:
+    """(engine, bare python) seconds summed over ``blocks``, each block printed."""
+    from dpguide.engine import shared_forkserver
+    from dpguide.launch import Job, run_job
+
+    server = shared_forkserver(engine.block_env)
+    server.ensure_started()
+    engine_total = bare_total = 0.0
+    try:
+        for block in blocks:
+            job = Job(block.key, block.label, block.files, block.script, block.options)
+            start = time.perf_counter()
+            result = run_job(job, engine.scratch_root, engine.block_env, server, engine.live)
+            ours = time.perf_counter() - start
+            if not result.succeeded:
+                raise BenchmarkFailed(f"{block.label}: the engine's run failed ({result.failure_summary()}):\n"
+                                      f"{result.tail()}")
+            bare = time_bare(block, scratch, engine.block_env)
+            engine_total += ours
+            bare_total += bare
+            print(f"  {block.label:<70} engine {ours:6.3f} s   bare python {bare:6.3f} s", flush=True)
+    finally:
+        server.close()
+    return engine_total, bare_total
+
+
+def torchrun_overhead(blocks, cold_seconds: dict, env: dict, scratch: Path) -> tuple[float, float]:
+    """(engine in the cold build, bare torchrun) seconds summed over ``blocks``, each block printed."""
+    engine_total = bare_total = 0.0
+    for block in blocks:
+        bare = time_bare(block, scratch, env)
+        engine_total += cold_seconds[block.key]
+        bare_total += bare
+        print(f"  {block.label:<70} engine {cold_seconds[block.key]:6.2f} s   bare torchrun {bare:6.2f} s",
+              flush=True)
+    return engine_total, bare_total
+
+
+# ---------------------------------------------------------------------- markdown-exec (row 7)
 MINI_CONFIG = """site_name: bench
 theme:
   name: material
@@ -69,14 +262,13 @@ markdown_extensions:
 
 
 def single_process_codes() -> list[str]:
-    """Code of the site's single-process blocks that succeed and stand alone (no local imports, no __file__)."""
+    """Code of the site's single-process blocks that succeed and stand alone (no local imports, no __file__, no args)."""
     from dpguide.engine import Engine
 
     engine = Engine(ROOT, log=lambda m: None)
     codes = []
-    for block in engine.collect():
-        o = block.options
-        if o.launch != "python" or not o.runs_on_cpu_build or o.expect_fail or block.deps or block.role:
+    for block in baseline_blocks(engine.collect(), "python"):
+        if block.deps or block.role or block.options.args:
             continue
         code = block.code.decode()
         if "__file__" not in code and "dpguide" not in code:
@@ -84,7 +276,7 @@ def single_process_codes() -> list[str]:
     return codes
 
 
-def compare_markdown_exec(repeat: int, env: dict) -> list[tuple[str, float]]:
+def compare_markdown_exec(repeat: int, env: dict) -> list[Row]:
     try:
         import markdown_exec  # noqa: F401
     except ImportError:
@@ -111,145 +303,144 @@ def compare_markdown_exec(repeat: int, env: dict) -> list[tuple[str, float]]:
             return statistics.median(times)
 
         label = f"7 {len(codes)} single-process blocks"
-        rows.append((f"{label}: markdown-exec (no cache)", median(theirs)))
-        rows.append((f"{label}: this engine, cold", median(ours, lambda: shutil.rmtree(ours / ".cache", ignore_errors=True))))
-        rows.append((f"{label}: this engine, warm", median(ours)))
-    for label, value in rows:
-        print(f"  {label:<60} {value:7.2f} s", flush=True)
+        rows.append(Row(f"{label}: markdown-exec (no cache)", median(theirs)))
+        rows.append(Row(f"{label}: this engine, cold", median(ours, lambda: shutil.rmtree(ours / ".cache", ignore_errors=True))))
+        rows.append(Row(f"{label}: this engine, warm", median(ours)))
+    for row in rows:
+        print(f"  {row.label:<60} {row.seconds:7.2f} s", flush=True)
     return rows
 
 
-def main() -> int:
+# ---------------------------------------------------------------------- the two modes
+def run_quick(args) -> int:
+    """Seconds, not minutes: the whole copy with hooks off, then rows 1-6 on QUICK_PAGES."""
+    from dpguide.engine import Engine
+
+    with tempfile.TemporaryDirectory(prefix="dpguide-bench-quick-") as tmp:
+        site = Path(tmp) / "site"
+        site.mkdir()
+        copy_site(site)
+        bench = Bench(site, args.repeat)
+        print(f"quick run (each figure a median of {args.repeat} run(s)); nothing is published", flush=True)
+        bench.measure("0 whole site, hooks disabled (every include resolves)",
+                      env={**bench.env, "DPGUIDE_DISABLE": "1"})
+        cut_to_pages(site, QUICK_PAGES)
+        blocks = [b for b in Engine(site, log=lambda m: None).collect() if b.options.runs_on_cpu_build]
+        if not blocks:
+            raise BenchmarkFailed(f"the quick pages {', '.join(QUICK_PAGES)} hold no block a CPU build runs")
+        bench.floor(f"1 floor: {len(QUICK_PAGES)} pages, hooks disabled")
+        bench.cold(f"2 cold: {len(QUICK_PAGES)} pages, {len(blocks)} blocks, empty cache")
+        bench.rebuilds(QUICK_PAGES[-1])
+        per_block(bench, Engine(site, cache_dir=Path(tmp) / "fresh-cache", log=lambda m: None),
+                  Path(tmp), limit=QUICK_BASELINES)
+    return report(bench.rows, args)
+
+
+def per_block(bench: Bench, engine, tmp: Path, limit: int | None = None) -> None:
+    """Row 6 for single-process blocks: the engine (warm fork server) against bare python."""
+    blocks = baseline_blocks(engine.collect(), "python")[:limit]
+    print(f"\nper-block overhead, {len(blocks)} single-process blocks (engine from a warm server vs bare python):")
+    engine_total, bare_total = python_overhead(engine, blocks, tmp / "bare")
+    bench.add(f"6 {len(blocks)} single-process blocks, engine (sum)", engine_total, "engine")
+    bench.add("6 the same blocks, bare python loop (sum)", bare_total, "bare")
+
+
+def run_full(args) -> int:
+    from dpguide.cache import RunCache
+    from dpguide.engine import Engine
+
+    with tempfile.TemporaryDirectory(prefix="dpguide-bench-") as tmp:
+        site = Path(tmp) / "site"
+        site.mkdir()
+        copy_site(site)
+        bench = Bench(site, args.repeat)
+        print("measuring (each figure a median of", args.repeat, "runs)", flush=True)
+        bench.floor()
+        if args.rebuilds_only:
+            if not (ROOT / ".cache").is_dir():
+                raise BenchmarkFailed(f"--rebuilds-only starts from this checkout's cache, and {ROOT / '.cache'} "
+                                      "does not exist: build the site once first")
+            shutil.copytree(ROOT / ".cache", bench.cache, dirs_exist_ok=True)
+            timed(BUILD, site, bench.env)          # settle the copied cache (paths of this copy)
+        else:
+            bench.cold("2 cold: empty cache", repeat=args.cold_repeat)
+        cold_cache = RunCache(bench.cache / "dpguide")
+        cold_blocks = [b for b in Engine(site, log=lambda m: None).collect() if b.options.runs_on_cpu_build]
+        cold_seconds = {b.key: r.duration for b in cold_blocks if (r := cold_cache.load(b.key)) is not None}
+        bench.rebuilds("learn/ddp.md")
+        if args.rebuilds_only:
+            return report(bench.rows, args)
+
+        per_block(bench, Engine(site, cache_dir=Path(tmp) / "fresh-cache", log=lambda m: None), Path(tmp))
+        print("\nper-block overhead, torchrun blocks (engine time in the cold build vs bare torchrun):")
+        # a multi-node block is one command per node: the engine's own launch is the only one to time
+        torchrun_blocks = [b for b in baseline_blocks(cold_blocks, "torchrun")
+                           if b.key in cold_seconds and b.options.nnodes == 1]
+        engine_total, bare_total = torchrun_overhead(torchrun_blocks, cold_seconds, Engine(site, log=lambda m: None).block_env,
+                                                     Path(tmp) / "bare")
+        bench.add(f"6 {len(torchrun_blocks)} torchrun blocks, engine in the cold build (sum)", engine_total)
+        bench.add("6 the same blocks, bare torchrun loop (sum)", bare_total)
+
+    bench.rows += compare_markdown_exec(args.repeat, bench.env)
+    return report(bench.rows, args)
+
+
+# ---------------------------------------------------------------------- the report
+def summary_line(rows: list[Row]) -> str:
+    """`summary: cold/floor=... warm/floor=... engine/bare=...`: ratios of the named rows."""
+    named = {row.key: row.seconds for row in rows if row.key}
+    ratios = [f"{key}/floor={named[key] / named['floor']:.2f}"
+              for key in ("cold", "warm", "snippet", "prose") if key in named]
+    if named.get("bare"):
+        ratios.append(f"engine/bare={named['engine'] / named['bare']:.2f}")
+    return "summary: " + " ".join(ratios)
+
+
+def report(rows: list[Row], args) -> int:
+    import importlib.metadata
+
+    floor = next(row.seconds for row in rows if row.key == "floor")
+    machine = (f"{datetime.date.today().isoformat()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+               f"torch {importlib.metadata.version('torch')}")
+    how = ("a quick run (`--quick`: not a published figure)" if args.quick else
+           f"median of {args.repeat} runs ({args.cold_repeat} for the cold build)")
+    lines = [f"Measured {machine}; {how} by `benchmarks/build_speed.py`.", "",
+             "| measurement | seconds | ratio to floor |", "|---|---:|---:|"]
+    lines += [f"| {row.label} | {row.seconds:.2f} | {row.seconds / floor:.2f}x |" for row in rows]
+    table = "\n".join(lines)
+    print("\n" + table)
+    if args.markdown:
+        Path(args.markdown).write_text(table + "\n")
+    print(summary_line(rows))
+    return 0
+
+
+def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--quick", action="store_true",
+                        help="the smallest end-to-end run (CI): whole site with hooks off, then rows 1-6 on "
+                             f"{', '.join(QUICK_PAGES)}, once each; writes nothing")
+    parser.add_argument("--repeat", type=int, default=None, help="builds per figure (3; 1 with --quick)")
     parser.add_argument("--cold-repeat", type=int, default=1,
                         help="cold builds to take the median of (each runs every block: minutes)")
     parser.add_argument("--markdown", help="also write the table as Markdown to this file")
     parser.add_argument("--rebuilds-only", action="store_true",
                         help="only rows 1, 3, 4 and 5, starting from a copy of this checkout's cache")
-    args = parser.parse_args()
-    from dpguide.engine import Engine
-
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    build = [sys.executable, "-m", "mkdocs", "build", "-q", "-d", "site-out"]
-    rows: list[tuple[str, float]] = []
-    with tempfile.TemporaryDirectory(prefix="dpguide-bench-") as tmp:
-        site = Path(tmp) / "site"
-        site.mkdir()
-        copy_site(site)
-        cache = site / ".cache"
-
-        def median_of(label: str, prepare=None, run_env=env, repeat=None) -> float:
-            times = []
-            for _ in range(repeat or args.repeat):
-                if prepare:
-                    prepare()
-                times.append(timed(build, site, run_env))
-            value = statistics.median(times)
-            rows.append((label, value))
-            print(f"  {label:<40} {value:7.2f} s", flush=True)
-            return value
-
-        print("measuring (each figure a median of", args.repeat, "runs)", flush=True)
-        floor = median_of("1 floor: hooks disabled", run_env={**env, "DPGUIDE_DISABLE": "1"})
-        if args.rebuilds_only:
-            shutil.copytree(ROOT / ".cache", cache, dirs_exist_ok=True)
-            timed(build, site, env)          # settle the copied cache (paths of this copy)
-        else:
-            median_of("2 cold: empty cache", prepare=lambda: shutil.rmtree(cache, ignore_errors=True),
-                      repeat=args.cold_repeat)
-        from dpguide.cache import RunCache
-
-        cold_cache = RunCache(cache / "dpguide")
-        cold_blocks = [b for b in Engine(site, log=lambda m: None).collect() if b.options.runs_on_cpu_build]
-        cold_seconds = {b.key: r.duration for b in cold_blocks if (r := cold_cache.load(b.key)) is not None}
-        median_of("3 warm: nothing changed")
-        engine = Engine(site, log=lambda m: None)
-        blocks = engine.collect()
-        single = [b for b in blocks if b.snippet and b.options.launch == "python" and b.options.runs_on_cpu_build]
-        counter = [0]
-        if single:
-            target = single[0].snippet.path
-
-            def touch_snippet():
-                counter[0] += 1
-                with open(target, "a") as handle:
-                    handle.write(f"# benchmark edit {counter[0]}\n")
-
-            median_of(f"4 one snippet changed ({single[0].snippet.relpath})", prepare=touch_snippet)
-        page = site / "docs" / "learn" / "ddp.md"
-
-        def touch_prose():
-            counter[0] += 1
-            page.write_text(page.read_text() + f"\nA prose edit, number {counter[0]}.\n")
-
-        median_of("5 prose-only edit (learn/ddp.md)", prepare=touch_prose)
-        if args.rebuilds_only:
-            return report(rows, floor, args)
-
-        print("\nper-block overhead, single-process blocks (engine from a warm server vs bare python):")
-        engine = Engine(site, cache_dir=Path(tmp) / "fresh-cache", log=lambda m: None)
-        blocks = [b for b in engine.collect() if b.options.launch == "python" and b.options.runs_on_cpu_build]
-        from dpguide.engine import shared_forkserver
-        from dpguide.launch import Job, prepare_scratch, run_job
-
-        server = shared_forkserver(engine.block_env)
-        server._ensure_started()
-        engine_total = bare_total = 0.0
-        for block in blocks:
-            job = Job(block.key, block.label, block.files, block.script, block.options)
-            start = time.perf_counter()
-            run_job(job, engine.scratch_root, engine.block_env, server, engine.live)
-            ours = time.perf_counter() - start
-            workdir = prepare_scratch(job, Path(tmp) / "bare")
-            start = time.perf_counter()
-            subprocess.run([sys.executable, Path(block.script).name], cwd=(workdir / block.script).parent,
-                           env=engine.block_env, capture_output=True)
-            bare = time.perf_counter() - start
-            engine_total += ours
-            bare_total += bare
-            print(f"  {block.label:<70} engine {ours:6.3f} s   bare python {bare:6.3f} s")
-        server.close()
-        rows.append((f"6 {len(blocks)} single-process blocks, engine (sum)", engine_total))
-        rows.append((f"6 the same blocks, bare python loop (sum)", bare_total))
-
-        print("\nper-block overhead, torchrun blocks (engine time in the cold build vs bare torchrun):")
-        engine_total = bare_total = 0.0
-        # a multi-node block is one command per node: the engine's own launch is the only one to time
-        torchrun_blocks = [b for b in cold_blocks if b.options.launch == "torchrun" and b.key in cold_seconds
-                           and b.options.nnodes == 1]
-        for block in torchrun_blocks:
-            job = Job(block.key, block.label, block.files, block.script, block.options)
-            workdir = prepare_scratch(job, Path(tmp) / "bare")
-            command = [sys.executable, "-m", "torch.distributed.run", *block.reader_command.split()[1:]]
-            start = time.perf_counter()
-            subprocess.run(command, cwd=(workdir / block.script).parent, env=engine.block_env, capture_output=True)
-            bare = time.perf_counter() - start
-            engine_total += cold_seconds[block.key]
-            bare_total += bare
-            print(f"  {block.label:<70} engine {cold_seconds[block.key]:6.2f} s   bare torchrun {bare:6.2f} s")
-        rows.append((f"6 {len(torchrun_blocks)} torchrun blocks, engine in the cold build (sum)", engine_total))
-        rows.append((f"6 the same blocks, bare torchrun loop (sum)", bare_total))
-
-    rows += compare_markdown_exec(args.repeat, env)
-    return report(rows, floor, args)
+    args = parser.parse_args(argv)
+    if args.quick and (args.markdown or args.rebuilds_only):
+        parser.error("--quick publishes nothing: it takes neither --markdown nor --rebuilds-only")
+    if args.repeat is None:
+        args.repeat = 1 if args.quick else 3
+    return args
 
 
-def report(rows, floor, args) -> int:
-    when = datetime.date.today().isoformat()
-    import importlib.metadata
-
-    machine = (f"{when}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-               f"torch {importlib.metadata.version('torch')}")
-    lines = [f"Measured {machine}; median of {args.repeat} runs ({args.cold_repeat} for the cold build) "
-             "by `benchmarks/build_speed.py`.", "",
-             "| measurement | seconds | ratio to floor |", "|---|---:|---:|"]
-    lines += [f"| {label} | {value:.2f} | {value / floor:.2f}x |" for label, value in rows]
-    table = "\n".join(lines)
-    print("\n" + table)
-    if args.markdown:
-        Path(args.markdown).write_text(table + "\n")
-    return 0
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    try:
+        return run_quick(args) if args.quick else run_full(args)
+    except BenchmarkFailed as exc:
+        print(f"\nbenchmark FAILED: {exc}", file=sys.stderr, flush=True)
+        return 1
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ import html.parser
 import http.server
 import shutil
 import threading
+import urllib.error
+import urllib.request
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlparse
 
@@ -53,30 +55,76 @@ def launch_chromium():
             browser.close()
 
 
+# how a browser reports a request it dropped itself (a navigation away, a stopped load), not a server's answer
+ABORTED_ERRORS = ("net::ERR_ABORTED", "NS_BINDING_ABORTED")
+
+
+def fetch_problem(url: str, timeout: float = 10) -> str | None:
+    """Why fetching ``url`` directly fails (an error, or HTTP >= 400); None if it is served."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            response.read()
+            return None if response.status < 400 else f"HTTP {response.status}"
+    except urllib.error.HTTPError as exc:
+        return f"HTTP {exc.code}"
+    except (urllib.error.URLError, OSError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+def is_local(url: str) -> bool:
+    return url.startswith(("data:", "blob:")) or urlparse(url).hostname in ("127.0.0.1", "localhost")
+
+
 def watched_page(context):
-    """A page that records console errors, page errors, failed and off-site requests in page.problems."""
+    """A page that records console errors, page errors, failed and off-site requests in page.problems.
+
+    A response with status >= 400 is always a problem. A local request the browser aborted itself
+    (net::ERR_ABORTED: the test's next page.goto() cut it off, as it does a late favicon request) is
+    fetched again directly and is a problem only if that fetch fails or answers >= 400; any other
+    failed request is a problem at once.
+    """
     page = context.new_page()
     page.problems = []
-    aborted: set[str] = set()
+    aborted: set[str] = set()            # outside requests the route below refused (already reported)
+    started_on: dict[object, str] = {}   # request -> the page it started on (page.url moves on at a navigation)
 
     def on_console(message):
         if message.type == "error":
             page.problems.append(f"{page.url}: console error: {message.text}")
 
     def route(route_, request):
-        host = urlparse(request.url).hostname
-        if request.url.startswith(("data:", "blob:")) or host in ("127.0.0.1", "localhost"):
+        if is_local(request.url):
             return route_.continue_()
         page.problems.append(f"{page.url}: request to an outside address {request.url} (the site must work offline)")
         aborted.add(request.url)
         return route_.abort()
 
+    def on_request_failed(request):
+        where = started_on.pop(request, page.url)
+        if request.url in aborted:
+            return
+        failure = request.failure or "unknown error"
+        if failure in ABORTED_ERRORS and is_local(request.url):
+            why = None if request.url.startswith(("data:", "blob:")) else fetch_problem(request.url)
+            if why:
+                page.problems.append(f"{where}: request failed: {request.url} ({failure}); fetched again: {why}")
+            return
+        page.problems.append(f"{where}: request failed: {request.url} ({failure})")
+
+    def on_response(response):
+        if response.status >= 400:
+            page.problems.append(f"{started_on.get(response.request, page.url)}: HTTP {response.status} "
+                                 f"for {response.url}")
+
+    def on_request(request):
+        started_on[request] = request.url if request.is_navigation_request() else page.url
+
     page.on("console", on_console)
     page.on("pageerror", lambda error: page.problems.append(f"{page.url}: script error: {error}"))
-    page.on("requestfailed", lambda request: None if request.url in aborted else page.problems.append(
-        f"{page.url}: request failed: {request.url}"))
-    page.on("response", lambda response: page.problems.append(f"{page.url}: HTTP {response.status} for {response.url}")
-            if response.status >= 400 else None)
+    page.on("request", on_request)
+    page.on("requestfinished", lambda request: started_on.pop(request, None))
+    page.on("requestfailed", on_request_failed)
+    page.on("response", on_response)
     page.route("**/*", route)
     return page
 

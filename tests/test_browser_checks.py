@@ -1,5 +1,6 @@
-"""The browser checks themselves: a broken link, an unlabelled button and a script error are caught,
-each reported with the page and the element."""
+"""The browser checks themselves: a broken link, an unlabelled button, a script error and a missing
+file are caught, each reported with the page and the element; a request that the test's next
+navigation aborts is no fault unless the file is really missing."""
 
 from __future__ import annotations
 
@@ -46,3 +47,63 @@ def test_a_script_error_and_an_outside_request_are_reported(tmp_path, browser):
         context.close()
     assert any("/js/: script error:" in p and "undefinedFunction" in p for p in page.problems), page.problems
     assert any("request to an outside address https://cdn.example.org/x.png" in p for p in page.problems)
+
+
+def visit(browser, visit_pages) -> tuple[list[str], list[str]]:
+    """(problems, failures seen) of a watched page that ``visit_pages(page)`` drives."""
+    context = browser.new_context()
+    page = watched_page(context)
+    failures = []
+    page.on("requestfailed", lambda request: failures.append(f"{request.url} {request.failure}"))
+    visit_pages(page)
+    context.close()
+    return page.problems, failures
+
+
+def leave_while_loading(url, held_file):
+    """Open slow/ with its image's response held back, then go to next/: the navigation aborts it."""
+    def visit_pages(page):
+        held = []
+        page.route(f"**/{held_file}", lambda route, request: held.append(route))   # never answered
+        page.goto(url + "slow/", wait_until="domcontentloaded")
+        for _ in range(100):
+            if held:
+                break
+            page.wait_for_timeout(50)
+        assert held, f"the browser never requested {held_file}"
+        page.goto(url + "next/")
+        page.wait_for_load_state("networkidle")
+    return visit_pages
+
+
+def write_slow_site(site, image: str):
+    write(site, "slow", "Slow", f'<img alt="a picture" src="../{image}">')
+    write(site, "next", "Next", "<p>the next page</p>")
+    (site / "picture.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+
+
+def test_a_missing_file_is_named_with_its_page(tmp_path, browser):
+    write(tmp_path, "missing", "Missing", '<img alt="gone" src="../nowhere.png">')
+    with serve(tmp_path) as url:
+        def visit_pages(page):
+            page.goto(url + "missing/")
+            page.wait_for_load_state("networkidle")
+        problems, _ = visit(browser, visit_pages)
+    assert f"{url}missing/: HTTP 404 for {url}nowhere.png" in problems, problems
+
+
+def test_a_request_the_next_navigation_aborts_is_no_fault_when_the_file_is_served(tmp_path, browser):
+    write_slow_site(tmp_path, "picture.png")
+    with serve(tmp_path) as url:
+        problems, failures = visit(browser, leave_while_loading(url, "picture.png"))
+    assert f"{url}picture.png net::ERR_ABORTED" in failures, failures   # the abort really happened
+    assert problems == [], problems
+
+
+def test_a_request_the_next_navigation_aborts_still_fails_when_the_file_is_missing(tmp_path, browser):
+    write_slow_site(tmp_path, "gone.png")
+    with serve(tmp_path) as url:
+        problems, failures = visit(browser, leave_while_loading(url, "gone.png"))
+    assert f"{url}gone.png net::ERR_ABORTED" in failures, failures
+    assert problems == [f"{url}slow/: request failed: {url}gone.png (net::ERR_ABORTED); fetched again: HTTP 404"], \
+        problems

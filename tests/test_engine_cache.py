@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from dpguide.render import MERGED_TAB
+
 pytestmark = pytest.mark.usefixtures("clean_process_table")
 
 PAGE = '''
@@ -150,5 +152,19 @@ def test_each_rank_tab_holds_only_its_own_ranks_text(project):
             tabs[current].append(line.strip())
     assert "printed by 0" in tabs["rank 0"] and "printed by 1" not in tabs["rank 0"]
     assert "printed by 1" in tabs["rank 1"] and "printed by 0" not in tabs["rank 1"]
-    merged = tabs["all ranks, in arrival order"]
+    merged = tabs[MERGED_TAB]
     assert "[rank 0] printed by 0" in merged and "[rank 1] printed by 1" in merged
+
+
+def test_a_rank_that_printed_nothing_still_has_its_tab_saying_so(project):
+    from dpguide.render import output_tabs
+
+    project.snippet("quiet.py", "#| run: torchrun --standalone --nproc-per-node=2 quiet.py\n"
+                                "import os\nif os.environ['RANK'] == '0':\n    print('only rank 0 speaks')\n")
+    project.page("lesson.md", '```python\n--8<-- "quiet.py"\n```\n')
+    engine = project.engine()
+    [block] = engine.collect()
+    engine.run([block])
+    rendered = "\n".join(output_tabs(engine.result_for(block), ranks=2))
+    assert '=== "rank 1"\n\n    *This rank printed nothing.*' in rendered
+    assert rendered.index('=== "rank 0"') < rendered.index('=== "rank 1"') < rendered.index(MERGED_TAB)

@@ -28,7 +28,7 @@ def test_mismatched_collective_is_killed_at_timeout_naming_the_stuck_rank(projec
     engine, [block], message, seconds = build(project, '''
         Intro line.
 
-        ```python timeout="8"
+        ```python timeout="30"
         --8<-- "mismatch.py"
         ```
     ''', {"mismatch.py": '''
@@ -44,10 +44,12 @@ def test_mismatched_collective_is_killed_at_timeout_naming_the_stuck_rank(projec
             time.sleep(3600)
     '''})
     assert "faults.md:3" in message and "docs/snippets/mismatch.py" in message
-    assert "timed out after 8 s" in message
+    # 30 s, not less: on a loaded 2-core machine two ranks can take over 8 s just to import torch and
+    # meet, and then time out before printing (seen in a fresh-clone run beside a full build)
+    assert "timed out after 30 s" in message
     assert "ranks still running: 0, 1" in message
     assert "rank 0 before the collective" in message     # their last output
-    assert seconds < 30
+    assert seconds < 30 + 60                             # killed at its timeout, not left to hang
 
 
 def test_one_rank_raising_ends_the_others_long_before_the_timeout(project):

@@ -196,9 +196,9 @@ def test_two_torchrun_agents_on_one_host_form_one_four_rank_group(project):
     result = engine.result_for(block)
     assert result is not None, engine.failures
     assert [s for s in result.sources() if s != "torchrun"] == [
-        "node 0 rank 0", "node 0 rank 1", "node 1 rank 0", "node 1 rank 1"]
+        "rank 0 · node 0, local 0", "rank 1 · node 0, local 1", "rank 2 · node 1, local 0", "rank 3 · node 1, local 1"]
     assert all(result.text(s, "stdout") == "world 4" for s in result.sources() if s != "torchrun")
-    assert "--rdzv-endpoint=<host>:29400" in block.reader_command
+    assert "--rdzv-endpoint=<host>:29400 --rdzv-id=<job-id>" in block.reader_command
 
 
 def test_exit_notes_that_are_torn_or_foreign_are_ignored_not_trusted(tmp_path):
@@ -222,3 +222,22 @@ def test_a_fresh_interpreter_loads_the_exit_probe_from_pythonpath(project):
     result = engine.result_for(block)
     assert result.text() == "probe loaded: True"
     assert [note["rank"] for note in result.exit_notes] == [-1]
+
+
+def test_a_multi_node_job_labels_each_worker_by_its_global_rank_and_the_node_rank_it_was_given(project):
+    engine, [block] = run_page(project, '''
+        ```python launch="torchrun" nnodes="2" nproc="2"
+        --8<-- "who.py"
+        ```
+    ''', {"who.py": '''
+        #| run: python who.py
+        import os
+        print(os.environ["RANK"], os.environ["GROUP_RANK"], os.environ["LOCAL_RANK"])
+    '''})
+    result = engine.result_for(block)
+    ranks = [s for s in result.sources() if s.startswith("rank")]
+    assert len(ranks) == 4
+    for source in ranks:                  # the label says what the worker itself printed
+        rank, group, local = result.text(source, "stdout").split()
+        assert source == f"rank {rank} · node {group}, local {local}"
+    assert sorted(int(s.split()[1]) for s in ranks) == [0, 1, 2, 3]

@@ -10,16 +10,17 @@ import time
 
 import pytest
 
-from conftest import ROOT, leftover_processes
+from conftest import ROOT, leftover_processes, processes_of_build, wait_until
 from minisite import build, make_site, mkdocs_command
 from dpguide.cache import RunCache
+from dpguide.render import MERGED_TAB
 
 pytestmark = pytest.mark.usefixtures("clean_process_table")
 
 
 def test_project_site_shows_rank_tabs_command_and_download(built_site):
     html = (built_site / "learn" / "ddp" / "index.html").read_text()
-    for label in ("rank 0", "rank 1", "rank 3", "all ranks, in arrival order"):
+    for label in ("rank 0", "rank 1", "rank 3", MERGED_TAB):
         assert f">{label}</label>" in html
     assert "torchrun --standalone --nproc-per-node=2 output_shape.py" in html
     assert 'download="output_shape.py"' in html
@@ -76,7 +77,10 @@ def test_interrupted_build_kills_everything_and_keeps_only_complete_entries(tmp_
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not list((site / ".cache" / "dpguide" / "runs").glob("*.json")):
         time.sleep(0.1)
-    time.sleep(4)  # the torchrun workers are up by now
+    def slow_processes():   # the torchrun agent and both ranks of slow.py, started by this build
+        return [p for p in processes_of_build(proc.pid) if "slow.py" in " ".join(_cmdline(p))]
+
+    assert wait_until(lambda: len(slow_processes()) >= 3, timeout=90), "the torchrun job never started"
     proc.send_signal(signal.SIGTERM)
     started = time.monotonic()
     _, stderr = proc.communicate(timeout=30)
@@ -112,3 +116,10 @@ def test_a_stale_gpu_record_fails_the_strict_build_naming_the_record(tmp_path):
     stale = build(site)
     assert stale.returncode != 0
     assert "gpu.py_python.json is stale" in stale.stderr and "dpguide record --only gpu.py@python" in stale.stderr
+
+
+def _cmdline(proc) -> list[str]:
+    try:
+        return proc.cmdline()
+    except Exception:  # noqa: BLE001 - it ended meanwhile
+        return []

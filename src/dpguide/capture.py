@@ -108,6 +108,15 @@ class LineSink:
         return [line if line.stream == GAP else Line(line.t, line.source, line.stream, rewrite(line.text))
                 for line in self.lines]
 
+    def relabel(self, labels: dict[str, str]) -> None:
+        """Rename sources (``node 1 rank 0`` -> ``rank 2 · node 1, local 0``) once the run has ended."""
+        if not labels:
+            return
+        with self._lock:
+            self.head = [Line(l.t, labels.get(l.source, l.source), l.stream, l.text) for l in self.head]
+            self.tail = collections.deque((Line(l.t, labels.get(l.source, l.source), l.stream, l.text), size)
+                                          for l, size in self.tail)
+
     @property
     def over_hard_limit(self) -> bool:
         return self.received_bytes > self.hard_limit

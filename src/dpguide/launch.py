@@ -15,6 +15,7 @@ page never carries the build machine's paths.
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import shutil
@@ -30,7 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import guardian, processes
-from .capture import FramedPipeReader, LineSink, PipeReader, RankLogTailer
+from .environment import fingerprint
+from .capture import FramedPipeReader, LineSink, PipeReader, RankLogTailer, rank_source
 from .options import BlockOptions
 from .results import LAUNCHER, MAIN, RunResult
 
@@ -135,6 +137,7 @@ def run_job(job: Job, scratch_root: Path, env: dict[str, str], forkserver, live:
         sink = LineSink()
         reader_command = options.reader_command(script.name)
         start = time.monotonic()
+        ran_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
         if forked:
             command = ["python", script.name, *options.args, "(forked from the warm interpreter)"]
             outcome = _run_forked(script, options.args, env, sink, forkserver, token, live, options.timeout)
@@ -143,6 +146,8 @@ def run_job(job: Job, scratch_root: Path, env: dict[str, str], forkserver, live:
             command = outcome[4]
         duration = time.monotonic() - start
         exit_notes = read_exit_notes(notes_dir)
+        if options.launch == "torchrun" and options.nnodes > 1:
+            sink.relabel(global_rank_labels(notes_dir, log_root, options))
     finally:
         shutil.rmtree(workdir.parent, ignore_errors=True)
     returncode, ended, stuck, background = outcome[:4]
@@ -150,7 +155,28 @@ def run_job(job: Job, scratch_root: Path, env: dict[str, str], forkserver, live:
     return RunResult(command=command, reader_command=reader_command, launch=options.launch,
                      returncode=returncode, duration=duration, lines=lines,
                      ended=ended, stuck_ranks=stuck, dropped_bytes=sink.dropped_bytes,
-                     exit_notes=exit_notes, background_ended=background)
+                     exit_notes=exit_notes, background_ended=background, ran_at=ran_at, ran_on=fingerprint())
+
+
+def global_rank_labels(notes_dir: Path, log_root: Path, options: BlockOptions) -> dict[str, str]:
+    """For a multi-node job: each worker's label by local rank (``node 1 rank 0``) -> by global rank
+    (``rank 2 · node 1, local 0``), from the start notes the workers wrote (the node is the rank the
+    rendezvous gave the agent, which need not be the order the engine started the agents in)."""
+    labels = {}
+    for path in notes_dir.glob("start-*.json"):
+        try:
+            note = json.loads(path.read_text())
+            error_file = Path(note["torchelastic_error_file"])
+            rank, local, group = int(note["rank"]), int(note["local_rank"]), int(note["group_rank"])
+            attempt = int(note.get("torchelastic_restart_count") or 0)
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        for agent in range(options.nnodes):
+            if error_file.is_relative_to(log_root / f"node{agent}"):
+                old = rank_source(agent, options.nnodes, options.nproc or 1, local, attempt)
+                new = f"rank {rank} · node {group}, local {local}"
+                labels[old] = new if attempt == 0 else f"{new} (restart {attempt})"
+    return labels
 
 
 def read_exit_notes(folder: Path) -> list[dict]:

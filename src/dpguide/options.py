@@ -9,6 +9,7 @@ A block is configured by ``key="value"`` attributes on its fence, on top of the
 from __future__ import annotations
 
 import difflib
+import re
 import shlex
 from dataclasses import dataclass, field, replace
 
@@ -30,6 +31,7 @@ KNOWN_OPTIONS = {
     "fresh": "'true' to run in a fresh interpreter instead of a fork of a warm one",
     "threads-at-exit": "'expected' when the lesson leaves a process group alive at exit on purpose",
     "args": "arguments passed to the script after its file name, as a reader types them (e.g. \"50 10\")",
+    "anchor": "name of this run's output box, linked as page.md#run-NAME (e.g. by a flashcard's proof:)",
     "title": "title shown above the code",
     "hl_lines": "lines to highlight (passed to the highlighter)",
     "linenums": "first line number (passed to the highlighter)",
@@ -57,6 +59,9 @@ class BlockOptions:
     threads_at_exit: bool = False
     args: tuple = ()
     display: tuple = field(default_factory=tuple)
+    anchor: str | None = None        # not in the key: it changes no output
+    #: set by the engine, never by an author: the run may succeed or fail (a fill-in's wrong bank item)
+    outcome_any: bool = False
 
     def launch_key(self) -> dict:
         """The settings that can change what the block prints (display options excluded)."""
@@ -65,7 +70,7 @@ class BlockOptions:
             "max_restarts": self.max_restarts, "expect_fail": self.expect_fail,
             "raises": self.raises, "device": self.device, "gpus": self.gpus,
             "backend": self.backend, "fresh": self.fresh, "threads_at_exit": self.threads_at_exit,
-            "args": list(self.args),
+            "args": list(self.args), "outcome_any": self.outcome_any,
         }
 
     @property
@@ -85,7 +90,9 @@ class BlockOptions:
         if self.nnodes == 1:
             parts.append("--standalone")
         else:
-            parts += [f"--nnodes={self.nnodes}", "--rdzv-backend=c10d", "--rdzv-endpoint=<host>:29400"]
+            # every node types the same line: the same endpoint and the same job id
+            parts += [f"--nnodes={self.nnodes}", "--rdzv-backend=c10d", "--rdzv-endpoint=<host>:29400",
+                      "--rdzv-id=<job-id>"]
         parts.append(f"--nproc-per-node={self.nproc}")
         if self.max_restarts:
             parts.append(f"--max-restarts={self.max_restarts}")
@@ -179,6 +186,10 @@ def apply_options(base: BlockOptions, attrs: dict[str, str], where: tuple[str, i
                 raise_error(where, f"threads-at-exit={value!r} is not understood",
                             'the only value is threads-at-exit="expected"')
             changes["threads_at_exit"] = True
+        elif key == "anchor":
+            if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", value):
+                raise_error(where, f"anchor={value!r} is not a simple name", 'e.g. anchor="ddp-first-run"')
+            changes["anchor"] = value
     options = replace(base, display=tuple(sorted(display.items())), **changes)
     return check_consistent(options, where, attrs)
 

@@ -10,6 +10,7 @@ added around the text, never inside it.
 
 from __future__ import annotations
 
+import html
 import posixpath
 import re
 
@@ -17,7 +18,10 @@ from .blocks import Block
 from .capture import GAP
 from .results import LAUNCHER, MAIN, RunResult
 
-MERGED_TAB = "all ranks, in arrival order"
+MERGED_TAB = "all ranks, in the order read"
+MERGED_NOTE = ("*Lines as the build read them: each rank's stdout and stderr are separate files, read every "
+               "20 ms, so the order within one stream is exact, but a print and an error written at the same "
+               "moment may appear swapped.*")
 
 
 def _fence_for(text: str) -> str:
@@ -75,23 +79,29 @@ def output_boxes(lines, label=lambda line: line.text, title: str | None = None, 
     return out or [empty]
 
 
-def output_tabs(result: RunResult) -> list[str]:
-    """Rank tabs + merged tab for torchrun, a single box for python."""
+def output_tabs(result: RunResult, ranks: int | None = None) -> list[str]:
+    """Rank tabs + merged tab for torchrun, a single box for python. With ``ranks`` (one node), a rank
+    that printed nothing still gets its tab, saying so."""
     out: list[str] = []
     sources = result.sources()
     if result.launch == "python":
         out += output_boxes(result.lines_of(MAIN), title="Output", empty="*The program printed nothing.*")
     else:
-        for source in sources:
+        silent = [f"rank {r}" for r in range(ranks or 0) if f"rank {r}" not in sources]
+        tabs = sorted([s for s in sources if s != LAUNCHER] + silent, key=_tab_order) + \
+            ([LAUNCHER] if LAUNCHER in sources else [])
+        for source in tabs:
             title = "torchrun (launcher)" if source == LAUNCHER else source
             out.append(f'=== "{title}"')
             out.append("")
-            out += ["    " + line if line else "" for line in output_boxes(result.lines_of(source))]
+            out += ["    " + line if line else "" for line in output_boxes(
+                result.lines_of(source), empty="*This rank printed nothing.*")]
             out.append("")
         out.append(f'=== "{MERGED_TAB}"')
         out.append("")
         merged = output_boxes(result.lines, label=lambda line: f"[{line.source}] {line.text}")
         out += ["    " + line if line else "" for line in merged]
+        out += ["", "    " + MERGED_NOTE]
         if not sources:
             out += ["", "*No rank printed anything.*"]
     if result.background_ended:
@@ -99,6 +109,12 @@ def output_tabs(result: RunResult) -> list[str]:
                 f"    When the program ended, {result.background_ended} process(es) it had started were still "
                 "running; the build ended them."]
     return out
+
+
+def _tab_order(source: str) -> tuple:
+    from .results import _source_order
+
+    return _source_order(source)
 
 
 def failure_note(result: RunResult) -> list[str]:
@@ -122,13 +138,60 @@ def _first_raiser(result: RunResult, exceptions):
     return exceptions[0]
 
 
-def run_section(block: Block, result: RunResult) -> list[str]:
-    lines = ['<div class="dpg-run" markdown>', ""]
+def provenance(block: Block, result: RunResult, backends: str | None = None) -> str:
+    """One line saying what produced an output: when, torch, Python, device, ranks and nodes, backends, run time.
+
+    Every fact comes from the run itself (kept in the cache with its output), so a
+    cached output keeps its original run's date and versions.
+    """
+    on = result.ran_on
+    when = (result.ran_at.replace("T", " ").replace("+00:00", " UTC") if result.ran_at
+            else "an unrecorded date")
+    device = "CPU" if on.get("device", "cpu") == "cpu" else on.get("device")
+    parts = [f"Real run, {when}", f"torch {on.get('torch', '?')}",
+             f"Python {on.get('python', '?')} on {device} ({on.get('machine', '?')})"]
+    options = block.options
+    if options.launch == "torchrun":
+        nodes = options.nnodes
+        where = f"{nodes} nodes × {options.nproc} processes, all on one machine" if nodes > 1 \
+            else f"{options.nproc} processes"
+        parts.append(f"torchrun, {where}")
+    else:
+        parts.append("one python process")
+    if backends:
+        parts.append(f"process-group backends in this torch: {backends}")
+    parts.append(f"{result.duration:.2f} s")
+    return '<p class="dpg-provenance">' + html.escape(" · ".join(parts)) + "</p>"
+
+
+def anchor_base(block: Block) -> str:
+    """The name of a block's output box before de-duplication: its anchor option, else its snippet, else its line."""
+    if block.options.anchor:
+        return f"run-{block.options.anchor}"
+    if block.snippet:
+        name = block.snippet.relpath.removesuffix(".py") + (f"-{block.fenced.section}" if block.fenced.section else "")
+        return "run-" + re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    return f"run-line-{block.line}"
+
+
+def page_anchors(blocks: list[Block]) -> dict[int, str]:
+    """A unique anchor for every block of one page, by the line of its fence (repeats get -2, -3, ...)."""
+    anchors, seen = {}, {}
+    for block in sorted(blocks, key=lambda b: b.line):
+        base = anchor_base(block)
+        seen[base] = seen.get(base, 0) + 1
+        anchors[block.line] = base if seen[base] == 1 else f"{base}-{seen[base]}"
+    return anchors
+
+
+def run_section(block: Block, result: RunResult, backends: str | None = None, anchor: str | None = None) -> list[str]:
+    lines = [f'<div class="dpg-run" id="{anchor}" markdown>' if anchor else '<div class="dpg-run" markdown>', ""]
     lines += command_line(block) + [""]
     if block.options.expect_fail:
         lines += failure_note(result) + [""]
-    lines += output_tabs(result)
-    lines += ["", "</div>"]
+    one_node = block.options.launch == "torchrun" and block.options.nnodes == 1
+    lines += output_tabs(result, ranks=block.options.nproc if one_node else None)
+    lines += ["", provenance(block, result, backends), "", "</div>"]
     return lines
 
 

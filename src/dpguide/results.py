@@ -44,6 +44,9 @@ class RunResult:
     exit_notes: list[dict] = field(default_factory=list)
     #: processes the block left running when its main process exited, ended by the engine
     background_ended: int = 0
+    #: when the run started (UTC, ISO 8601) and the machine facts it ran with (environment.fingerprint())
+    ran_at: str = ""
+    ran_on: dict = field(default_factory=dict)
 
     # ------------------------------------------------------------------ reading it
     def sources(self) -> list[str]:
@@ -172,6 +175,7 @@ class RunResult:
                 "returncode": self.returncode, "duration": round(self.duration, 3), "ended": self.ended,
                 "stuck_ranks": self.stuck_ranks, "dropped_bytes": self.dropped_bytes,
                 "exit_notes": self.exit_notes, "background_ended": self.background_ended,
+                "ran_at": self.ran_at, "ran_on": self.ran_on,
                 "lines": [line.to_json() for line in self.lines]}
 
     @classmethod
@@ -192,7 +196,8 @@ class RunResult:
                    returncode=data.get("returncode"), duration=float(data["duration"]),
                    lines=[Line.from_json(item) for item in data["lines"]], ended=data["ended"],
                    stuck_ranks=data["stuck_ranks"], dropped_bytes=data["dropped_bytes"],
-                   exit_notes=list(notes), background_ended=int(data.get("background_ended", 0)))
+                   exit_notes=list(notes), background_ended=int(data.get("background_ended", 0)),
+                   ran_at=str(data.get("ran_at", "")), ran_on=dict(data.get("ran_on") or {}))
 
     def ranks_leaving_gloo_threads(self) -> dict[int, list[str]]:
         """Ranks (-1: a plain python process) of the last attempt that reached exit with gloo worker

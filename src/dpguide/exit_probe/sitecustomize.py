@@ -53,4 +53,23 @@ def _write_note() -> None:
         pass
 
 
+def _write_start_note() -> None:
+    """Under torchrun: which global rank this worker is, and which agent (node) started it.
+
+    torchrun's log files name only the local rank; the engine reads these notes to label
+    each worker's output with its real global rank and the node rank the rendezvous gave it.
+    """
+    folder = os.environ.get("DPGUIDE_EXIT_PROBE")
+    if not folder or "RANK" not in os.environ:
+        return
+    note = {key.lower(): os.environ.get(key, "") for key in
+            ("RANK", "LOCAL_RANK", "GROUP_RANK", "TORCHELASTIC_RESTART_COUNT", "TORCHELASTIC_ERROR_FILE")}
+    try:
+        with open(os.path.join(folder, f"start-{os.getpid()}.json"), "w") as out:
+            json.dump(note, out)
+    except OSError:
+        pass
+
+
+_write_start_note()
 atexit.register(_write_note)

@@ -11,9 +11,12 @@ import pytest
 from conftest import ROOT
 from dpguide.engine import Engine, check_outcome
 from dpguide.errors import BlockFailed
+from dpguide.gpu_records import GpuRecords
+from dpguide.site import gpu_section
 
 ENGINE = Engine(ROOT, log=lambda msg: None)
 BLOCKS = ENGINE.collect()
+RECORDS = GpuRecords(ROOT / "records" / "gpu")
 
 
 @pytest.fixture(scope="session")
@@ -32,9 +35,23 @@ def test_block(block, site_results):
     if block.options.skip:
         pytest.skip(f"not run: {block.options.skip}")
     if not block.options.runs_on_cpu_build:
-        pytest.skip("GPU-only: checked through its record (tests/test_gpu_records.py)")
+        check_gpu_only(block)
+        return
     if block.key in site_results.failures:
         pytest.fail(site_results.failures[block.key], pytrace=False)
     result = site_results.result_for(block)
     assert result is not None
     check_outcome(block, result)
+
+
+def check_gpu_only(block):
+    """A GPU-only block on a CPU machine: its record is valid and current, or it says plainly it is not recorded."""
+    state = RECORDS.state(block)
+    assert state.status in ("recorded", "unrecorded"), \
+        f"{block.label}: GPU record {state.path} is {state.status} ({state.reason})"
+    shown = "\n".join(gpu_section(block, state))
+    if state.status == "unrecorded":
+        assert "GPU output not yet recorded" in shown
+        assert f"dpguide record --only {block.identity}" in shown
+    else:
+        assert state.provenance_line() in shown

@@ -117,5 +117,9 @@ def test_record_command_on_a_cpu_machine_skips_every_gpu_block_with_its_reason(p
 
 
 def test_every_committed_record_passes_its_schema_and_digest_check():
-    for path in sorted((ROOT / "records" / "gpu").glob("*.json")):
+    records = sorted((ROOT / "records" / "gpu").glob("*.json"))
+    if not records:
+        pytest.skip("no GPU record is committed yet; every GPU-only block is checked as unrecorded, with its "
+                    "record command, by tests/test_docs_blocks.py")
+    for path in records:
         validate_record(json.loads(path.read_text()))

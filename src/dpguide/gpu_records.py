@@ -5,6 +5,10 @@ command, the full result and the provenance (GPU model and count, driver,
 CUDA, torch, NCCL, date), sealed by a digest. On the CPU build a block is
 ``recorded`` (hash matches), ``stale`` (code changed since: never shown as
 current), ``unrecorded`` or ``invalid`` (schema or digest wrong: refused).
+
+The digest detects accidents (a hand edit, a truncated file, a bad merge), not
+forgery: anyone can recompute it. What vouches for a record is review: the GPU
+workflow fails on any new, untracked or modified record, and a person commits it.
 """
 
 from __future__ import annotations

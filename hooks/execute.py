@@ -72,6 +72,11 @@ def _link_resolver(page, files):
     return link_for
 
 
+def on_post_build(config):
+    if _build is not None:
+        _build.report_links()
+
+
 def on_build_error(error):
     if _build is not None:
         _build.engine.abort()

@@ -1,0 +1,344 @@
+"""Claims in prose held to the standard of outputs: torch names resolved and linked, stated values computed.
+
+Two things in a page's prose (and in quiz and flashcard text) are checked at build:
+
+* **API names.** An inline code span that starts with a dotted name whose head
+  is ``torch`` or an alias (``dist``, ``nn``, ``F``, ``mp``, ``DDP``, ``FSDP``, or
+  any ``import torch... as X`` / ``from torch... import X`` in the page's code
+  and the snippets it includes) must resolve in the installed torch. It becomes
+  a link to its entry in the PyTorch reference. A name the page presents as
+  non-existent on purpose is marked ``{ .no-such-api }`` and a run on the same
+  page must show its real ``AttributeError`` or ``ImportError``.
+* **Inline values.** `` `{python} EXPR` `` is replaced by ``str(EXPR)``,
+  evaluated at build in a fresh interpreter of the block environment (with
+  ``torch``, ``dist``, ``nn``, ``F``, ``mp``, ``os``, ``sys``, ``datetime``
+  imported), cached per environment like a block's run.
+
+Resolution and evaluation happen in one subprocess (``torch_probe.py``) per
+build, and only for what the cache does not hold.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .api_links import api_url
+from .cache import atomic_write_json
+from .errors import AuthoringError, GuideError
+
+DEFAULT_ALIASES = {
+    "torch": "torch", "dist": "torch.distributed", "nn": "torch.nn", "F": "torch.nn.functional",
+    "mp": "torch.multiprocessing", "DDP": "torch.nn.parallel.DistributedDataParallel",
+    "FSDP": "torch.distributed.fsdp.FullyShardedDataParallel",
+}
+NOT_API = ".no-such-api"
+SITE_SPAN = re.compile(r"(?<!`)`\{site\}[ \t]+(?P<name>\w+)[ \t]*`(?!`)")
+VALUE_SPAN = re.compile(r"(?<!`)`\{python\}[ \t]+(?P<expr>[^`\n]+?)[ \t]*`(?!`)")
+CODE_SPAN = re.compile(r"(?<![`\\])`(?!`)(?P<code>[^`\n]+?)`(?!`)(?P<attrs>\{[^}\n]*\})?")
+NAME = re.compile(r"^(?:#!py(?:thon)?\s+)?(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?=$|[\s(\[=,:;)])")
+_IMPORT_AS = re.compile(r"^[ \t]*import[ \t]+(torch(?:\.\w+)*)[ \t]+as[ \t]+(\w+)", re.M)
+_FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+(torch(?:\.\w+)*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)", re.M)
+_INCLUDE = re.compile(r"""-{1,}8<-{1,}\s+["']([^"':]+\.py)""")
+_FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+_PROBE = Path(__file__).with_name("torch_probe.py")
+_LONG_SPAN = re.compile(r"(`{2,})(?!`).+?(?<!`)\1(?!`)")
+
+
+def masked(line: str) -> str:
+    """The line with code spans of two or more backticks blanked out (same length): they show syntax."""
+    return _LONG_SPAN.sub(lambda m: " " * len(m[0]), line)
+
+
+def sub_outside_long_spans(pattern: re.Pattern, line: str, replace) -> str:
+    """``pattern.sub(replace, line)``, skipping matches inside double-backtick code spans."""
+    out, last = [], 0
+    for match in pattern.finditer(masked(line)):
+        out += [line[last:match.start()], replace(pattern.match(line, match.start()))]
+        last = match.end()
+    return "".join(out) + line[last:]
+
+
+@dataclass(frozen=True)
+class Mention:
+    """An inline code span that names something in torch."""
+
+    page: str
+    line: int
+    written: str      # as the page wrote it: dist.all_reduce
+    name: str         # with the alias expanded: torch.distributed.all_reduce
+    not_api: bool     # marked { .no-such-api }
+    context: str = ""  # "question q-id" for quiz text
+
+
+@dataclass(frozen=True)
+class InlineValue:
+    page: str
+    line: int
+    expr: str
+
+
+@dataclass
+class PageClaims:
+    aliases: dict[str, str]
+    mentions: list[Mention] = field(default_factory=list)
+    values: list[InlineValue] = field(default_factory=list)
+    site_facts: list[tuple[int, str]] = field(default_factory=list)   # (line, name) of `{site} NAME`
+
+
+# ---------------------------------------------------------------------- scanning
+def page_aliases(text: str, snippets_dir: Path | None) -> dict[str, str]:
+    """The torch aliases a page establishes in its code (and the snippets it includes), plus the defaults."""
+    sources = [text]
+    if snippets_dir is not None:
+        for rel in sorted(set(_INCLUDE.findall(text))):
+            path = snippets_dir / rel
+            if path.is_file():
+                sources.append(path.read_text(encoding="utf-8"))
+    aliases = dict(DEFAULT_ALIASES)
+    for source in sources:
+        for module, alias in _IMPORT_AS.findall(source):
+            aliases[alias] = module
+        for module, names in _FROM_IMPORT.findall(source):
+            for item in names.strip("()").replace("\n", " ").split(","):
+                parts = item.split()
+                if not parts or not re.fullmatch(r"\w+", parts[0]):
+                    continue
+                alias = parts[2] if len(parts) == 3 and parts[1] == "as" else parts[0]
+                aliases[alias] = f"{module}.{parts[0]}"
+    return aliases
+
+
+def prose_lines(text: str):
+    """(line number, line) for every line outside fenced code (of any language) and HTML comments."""
+    fence = None
+    in_comment = False
+    for number, line in enumerate(text.split("\n"), 1):
+        stripped = line.strip()
+        if fence:
+            if stripped.startswith(fence) and set(stripped) == {fence[0]}:
+                fence = None
+            continue
+        if in_comment:
+            in_comment = "-->" not in line
+            continue
+        opened = _FENCE_OPEN.match(line)
+        if opened:
+            fence = opened[1]
+            continue
+        if "<!--" in line and "-->" not in line.split("<!--", 1)[1]:
+            in_comment = True   # the line that opens a comment is left alone whole
+            continue
+        yield number, line
+
+
+def mentions_in(text: str, page: str, line: int, aliases: dict[str, str], context: str = "") -> list[Mention]:
+    found = []
+    for match in CODE_SPAN.finditer(masked(SITE_SPAN.sub("", VALUE_SPAN.sub("", text)))):
+        named = NAME.match(match["code"].strip())
+        if not named:
+            continue
+        written = named["name"]
+        head, _, rest = written.partition(".")
+        if head not in aliases:
+            continue
+        name = aliases[head] + (f".{rest}" if rest else "")
+        found.append(Mention(page, line, written, name, NOT_API in (match["attrs"] or ""), context))
+    return found
+
+
+def scan_page(page: str, text: str, snippets_dir: Path | None, questions=(), decks=()) -> PageClaims:
+    """Every torch name and inline value in a page's prose and in its quiz and flashcard text."""
+    claims = PageClaims(page_aliases(text, snippets_dir))
+    for number, line in prose_lines(text):
+        claims.mentions += mentions_in(line, page, number, claims.aliases)
+        claims.values += [InlineValue(page, number, m["expr"]) for m in VALUE_SPAN.finditer(masked(line))]
+        claims.site_facts += [(number, m["name"]) for m in SITE_SPAN.finditer(masked(line))]
+    for question in questions:
+        for text_field in quiz_texts(question):
+            claims.mentions += mentions_in(text_field, page, question.line, claims.aliases, f"question {question.id}")
+            claims.values += [InlineValue(page, question.line, m["expr"]) for m in VALUE_SPAN.finditer(text_field)]
+    for deck in decks:
+        for card in deck.cards:
+            for text_field in (card.front, card.back):
+                claims.mentions += mentions_in(text_field, page, card.line, claims.aliases, f"deck {deck.id}")
+                claims.values += [InlineValue(page, card.line, m["expr"]) for m in VALUE_SPAN.finditer(text_field)]
+    return claims
+
+
+def quiz_texts(question) -> list[str]:
+    texts = [question.prompt, question.hint, question.explanation, *question.mistakes]
+    for option in question.options:
+        texts += [option.text, option.why]
+    for value in question.solution.values():
+        texts += value if isinstance(value, list) else [value]
+    return [t for t in texts if isinstance(t, str) and t]
+
+
+# ---------------------------------------------------------------------- resolving
+class ClaimChecker:
+    """Resolve every mention and evaluate every inline value of the site, through a per-environment cache."""
+
+    def __init__(self, cache_dir: Path, environment: dict, env: dict[str, str], python: str = sys.executable):
+        self.path = Path(cache_dir) / "claims.json"
+        self.fingerprint = hashlib.sha256(json.dumps(environment, sort_keys=True).encode()).hexdigest()
+        self.env, self.python = env, python
+        self.names: dict[str, dict] = {}
+        self.values: dict[str, dict] = {}
+        self.probed = 0
+
+    def _load(self) -> None:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            return
+        if isinstance(data, dict) and data.get("environment") == self.fingerprint:
+            self.names = dict(data.get("names", {}))
+            self.values = dict(data.get("values", {}))
+
+    def resolve(self, names: set[str], expressions: set[str]) -> None:
+        self._load()
+        wanted_names = sorted(n for n in names | {p for n in names for p in _parents(n)} if n not in self.names)
+        wanted_values = sorted(e for e in expressions if e not in self.values)
+        if not wanted_names and not wanted_values:
+            return
+        request = json.dumps({"names": wanted_names, "values": wanted_values})
+        try:
+            done = subprocess.run([self.python, str(_PROBE)], input=request, capture_output=True, text=True,
+                                  env=self.env, timeout=300)
+        except subprocess.TimeoutExpired:
+            raise GuideError("checking torch names and inline values took over 300 s; "
+                             "an inline value probably never returns") from None
+        if done.returncode != 0:
+            raise GuideError("checking torch names and inline values failed:\n" + done.stderr[-4000:])
+        answer = json.loads(done.stdout)
+        self.names.update(answer["names"])
+        self.values.update(answer["values"])
+        self.probed = len(wanted_names) + len(wanted_values)
+        atomic_write_json(self.path, {"environment": self.fingerprint, "names": self.names, "values": self.values})
+
+    def url(self, name: str) -> str | None:
+        entry = self.names.get(name)
+        if not entry or not entry.get("ok"):
+            return None
+        parent = self.names.get(name.rsplit(".", 1)[0]) if "." in name else None
+        return api_url(name, entry["kind"], parent.get("kind") if parent else None)
+
+    def value(self, expr: str) -> str | None:
+        entry = self.values.get(expr)
+        return entry["value"] if entry and entry.get("ok") else None
+
+
+def _parents(name: str) -> list[str]:
+    parts = name.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def check_site(claims: dict[str, PageClaims], checker: ClaimChecker, run_texts: dict[str, str]) -> list[str]:
+    """Every problem with the site's claims, each naming file:line; ``run_texts`` is what each page's runs printed."""
+    mentions = [m for page in claims.values() for m in page.mentions]
+    values = [v for page in claims.values() for v in page.values]
+    checker.resolve({m.name for m in mentions}, {v.expr for v in values})
+    problems = []
+    for m in mentions:
+        where = f" ({m.context})" if m.context else ""
+        entry = checker.names.get(m.name, {})
+        if m.not_api:
+            if entry.get("ok"):
+                problems.append(str(AuthoringError(m.page, m.line, f"`{m.written}`{where} is marked {NOT_API} "
+                                                   f"but it exists in torch ({m.name})",
+                                                   f"remove {{ {NOT_API} }}: the name is real")))
+            elif not _shown_failing(m, run_texts.get(m.page, "")):
+                problems.append(str(AuthoringError(
+                    m.page, m.line, f"`{m.written}`{where} is marked {NOT_API} but no run on this page shows "
+                    "its error", f"add a block (or a quiz option's code) that uses it, so readers see the "
+                    "real AttributeError / ImportError")))
+        elif not entry.get("ok"):
+            problems.append(str(AuthoringError(
+                m.page, m.line, f"`{m.written}`{where} names {m.name}, which does not exist in the installed "
+                f"torch ({entry.get('error', 'not resolved')})",
+                f"fix the name; if the page names it on purpose as something that does not exist, write "
+                f"`{m.written}`{{ {NOT_API} }} and show its error in a run on the page")))
+    for v in values:
+        entry = checker.values.get(v.expr, {})
+        if not entry.get("ok"):
+            problems.append(str(AuthoringError(v.page, v.line, f"inline value `{{python}} {v.expr}` failed: "
+                                               f"{entry.get('error', 'not evaluated')}",
+                                               "fix the expression (torch, dist, nn, F, mp, os, sys and "
+                                               "datetime are imported)")))
+    return problems
+
+
+def _shown_failing(mention: Mention, printed: str) -> bool:
+    last = mention.name.rsplit(".", 1)[-1]
+    return any(last in line and re.search(r"AttributeError|ImportError|ModuleNotFoundError|has no attribute", line)
+               for line in printed.splitlines())
+
+
+# ---------------------------------------------------------------------- rendering
+class PageClaimRenderer:
+    """What a page's text becomes: inline values replaced, resolved torch names linked."""
+
+    def __init__(self, aliases: dict[str, str], checker: ClaimChecker, facts: dict[str, int] | None = None):
+        self.aliases, self.checker, self.facts = aliases, checker, facts or {}
+        self.linked = 0
+
+    def url_for(self, code: str) -> str | None:
+        """The reference URL of the torch object a code span names, or None."""
+        named = NAME.match(code.strip())
+        if not named:
+            return None
+        head, _, rest = named["name"].partition(".")
+        if head not in self.aliases:
+            return None
+        return self.checker.url(self.aliases[head] + (f".{rest}" if rest else ""))
+
+    def value_html(self, expr: str) -> str:
+        value = self._value(expr)
+        return (f'<span class="dpg-value" title="computed by the build: {html.escape(expr, quote=True)}">'
+                f"{html.escape(value)}</span>")
+
+    def text(self, text: str) -> str:
+        """Authored quiz or card text with inline values as plain text and no-such-api marks removed."""
+        text = VALUE_SPAN.sub(lambda m: self._value(m["expr"]), text)
+        return CODE_SPAN.sub(lambda m: f"`{m['code']}`" if m["attrs"] and NOT_API in m["attrs"] else m[0], text)
+
+    def _value(self, expr: str) -> str:
+        value = self.checker.value(expr)
+        if value is None:
+            raise GuideError(f"inline value {expr!r} was not computed: build again")
+        return value
+
+    def fact_html(self, name: str) -> str:
+        if name not in self.facts:
+            raise GuideError(f"`{{site}} {name}` is not a fact of this build; known: {', '.join(sorted(self.facts))}")
+        return f'<span class="dpg-value" title="counted by this build: {name}">{self.facts[name]}</span>'
+
+    def prose(self, text: str) -> str:
+        """The page's Markdown with values and links applied outside code; line numbers are unchanged."""
+        lines = text.split("\n")
+        for number, line in list(prose_lines(text)):
+            line = sub_outside_long_spans(VALUE_SPAN, line, lambda m: self.value_html(m["expr"]))
+            line = sub_outside_long_spans(SITE_SPAN, line, lambda m: self.fact_html(m["name"]))
+            lines[number - 1] = self._link_markdown(line)
+        return "\n".join(lines)
+
+    def _link_markdown(self, line: str) -> str:
+        out, last = [], 0
+        for match in CODE_SPAN.finditer(line):
+            url = self.url_for(match["code"])
+            already_linked = (match.start() > 0 and line[match.start() - 1] == "["
+                              and line[match.end():].startswith("]("))
+            if url is None or match["attrs"] or already_linked:
+                continue
+            out += [line[last:match.start()], f"[`{match['code']}`]({url})"]
+            last = match.end()
+            self.linked += 1
+        out.append(line[last:])
+        return "".join(out)

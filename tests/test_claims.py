@@ -1,0 +1,181 @@
+"""Claims in prose: torch names resolve (or the build stops at file:line), resolved names link to the
+PyTorch reference, inline values are computed by a run, and every output says what produced it."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import re
+
+import pytest
+
+from dpguide.claims import DEFAULT_ALIASES, ClaimChecker, mentions_in, page_aliases, prose_lines
+from dpguide.errors import GuideError
+from dpguide.site import SiteBuild
+
+pytestmark = pytest.mark.usefixtures("clean_process_table")
+
+TORCH = importlib.metadata.version("torch")
+
+
+def site(project) -> SiteBuild:
+    return SiteBuild(project.root, docs_dir=project.docs, cache_dir=project.root / "cache", info=lambda m: None)
+
+
+def build(project, page: str = "lesson.md"):
+    """Execute the project's site and render ``page``: (SiteBuild, rendered Markdown)."""
+    build = site(project)
+    build.execute()
+    text = (project.docs / page).read_text()
+    return build, build.render_page(page, text)
+
+
+# ---------------------------------------------------------------------- scanning, no torch needed
+def test_aliases_come_from_the_page_code_and_its_snippets(project):
+    project.snippet("t/a.py", "from torch.utils.data import DistributedSampler as DS\n")
+    text = ('```python\nimport torch.distributed as d2\nfrom torch.nn.parallel import (\n'
+            '    DistributedDataParallel,\n)\n```\n\n```python\n--8<-- "t/a.py"\n```\n')
+    aliases = page_aliases(text, project.snippets)
+    assert aliases["d2"] == "torch.distributed"
+    assert aliases["DistributedDataParallel"] == "torch.nn.parallel.DistributedDataParallel"
+    assert aliases["DS"] == "torch.utils.data.DistributedSampler"
+    assert aliases["dist"] == DEFAULT_ALIASES["dist"]
+
+
+def test_a_mention_is_the_dotted_name_before_any_call_or_operator():
+    found = mentions_in("Call `dist.all_reduce(t, op=dist.ReduceOp.SUM)`, then `model.to(x)`, "
+                        "`torch.cuda.device_count() > 1` and `#!python DDP(model)`.", "p.md", 7, DEFAULT_ALIASES)
+    assert [(m.written, m.name, m.line) for m in found] == [
+        ("dist.all_reduce", "torch.distributed.all_reduce", 7),
+        ("torch.cuda.device_count", "torch.cuda.device_count", 7),
+        ("DDP", "torch.nn.parallel.DistributedDataParallel", 7)]
+
+
+def test_code_blocks_and_comments_are_not_prose():
+    text = "a `dist.x`\n```python\n`dist.y`\n```\n<!-- `dist.z`\n-->\n~~~text\n`dist.w`\n~~~\nb `dist.v`"
+    spans = [line for _, line in prose_lines(text)]
+    assert spans == ["a `dist.x`", "b `dist.v`"]
+
+
+# ---------------------------------------------------------------------- the build
+def test_a_name_that_does_not_exist_stops_the_build_with_file_and_line(project):
+    project.page("lesson.md", "# L\n\nAverage with `dist.all_reduce_mean(t)` on every rank.\n")
+    with pytest.raises(GuideError) as caught:
+        build(project)
+    message = str(caught.value)
+    assert "lesson.md:3:" in message and "torch.distributed.all_reduce_mean" in message
+    assert "does not exist" in message
+
+
+def test_a_name_that_resolves_becomes_a_link_to_its_reference_entry(project):
+    project.page("lesson.md", """\
+        # L
+
+        `dist.all_reduce` sums in place; wrap with `DDP(model)`; see `torch.nn.Module.to`.
+        Already a link: [`dist.barrier`](https://example.org/).
+        """)
+    sb, text = build(project)
+    docs = "https://docs.pytorch.org/docs/stable/"
+    assert f"[`dist.all_reduce`]({docs}distributed.html#torch.distributed.all_reduce)" in text
+    assert f"[`DDP(model)`]({docs}generated/torch.nn.parallel.DistributedDataParallel.html)" in text
+    assert f"[`torch.nn.Module.to`]({docs}generated/torch.nn.Module.html#torch.nn.Module.to)" in text
+    assert "[`dist.barrier`](https://example.org/)" in text          # the author's link is kept
+    assert sb.claim_counts["mentions"] == 4 and sb.linked == 3
+
+
+def test_a_name_marked_as_not_existing_needs_a_run_on_the_page_that_shows_its_error(project):
+    project.page("lesson.md", "# L\n\nThere is no `dist.all_reduce_mean`{ .no-such-api }.\n")
+    with pytest.raises(GuideError, match=r"lesson.md:3: .*no run on this page shows its error"):
+        build(project)
+    project.page("lesson.md", """\
+        # L
+
+        There is no `dist.all_reduce_mean`{ .no-such-api }:
+
+        ```python expect="fail"
+        import torch.distributed as dist
+        dist.all_reduce_mean
+        ```
+        """)
+    sb, text = build(project)
+    assert "`dist.all_reduce_mean`{ .no-such-api }" in text          # not linked
+    assert sb.claim_counts["not_api"] == 1
+
+
+def test_a_name_marked_as_not_existing_that_exists_is_refused(project):
+    project.page("lesson.md", "# L\n\n`dist.barrier`{ .no-such-api } is real.\n")
+    with pytest.raises(GuideError, match=r"lesson.md:3: .*exists in torch"):
+        build(project)
+
+
+def test_inline_values_are_computed_by_a_run_and_cached_per_environment(project):
+    project.page("lesson.md", """\
+        # L
+
+        This page was built with torch `{python} torch.__version__`; the default timeout is
+        `{python} int(dist.default_pg_timeout.total_seconds() // 60)` minutes.
+        """)
+    sb, text = build(project)
+    assert re.search(rf'<span class="dpg-value" title="computed by the build: torch.__version__">{re.escape(TORCH)}</span>', text)
+    import torch.distributed as dist
+
+    minutes = str(int(dist.default_pg_timeout.total_seconds() // 60))
+    assert f">{minutes}</span> minutes" in text
+    assert sb.checker.probed >= 2
+    cache = json.loads((project.root / "cache" / "claims.json").read_text())
+    assert cache["values"]["torch.__version__"] == {"ok": True, "value": TORCH}
+    again, _ = build(project)
+    assert again.checker.probed == 0                                  # nothing new to ask torch
+
+
+def test_an_inline_value_that_raises_stops_the_build_with_file_and_line(project):
+    project.page("lesson.md", "# L\n\nok\n\nValue: `{python} dist.no_such_default`.\n")
+    with pytest.raises(GuideError, match=r"lesson.md:5: inline value .*AttributeError"):
+        build(project)
+
+
+def test_quiz_and_card_text_is_checked_and_linked(project):
+    project.page("lesson.md", """\
+        # L
+
+        ```quiz
+        id: q-one
+        type: choice
+        difficulty: easy
+        prompt: Which call sums a tensor over all ranks?
+        hint: Think of `dist.reduce` versus its all- form.
+        options:
+          - text: "`dist.all_reduce`"
+            correct: true
+          - text: "`dist.sum_all`"
+            why: no such function
+        solution:
+          steps: [It is `dist.all_reduce`.]
+        ```
+        """)
+    with pytest.raises(GuideError, match=r"lesson.md:3: `dist.sum_all` \(question q-one\)"):
+        build(project)
+    text = (project.docs / "lesson.md").read_text().replace("`dist.sum_all`", "`dist.sum_everything`{ .no-such-api }")
+    project.page("lesson.md", text + '\n```python expect="fail"\nimport torch.distributed as dist\ndist.sum_everything\n```\n')
+    _, rendered = build(project)
+    assert '<a href="https://docs.pytorch.org/docs/stable/distributed.html#torch.distributed.reduce"><code>dist.reduce</code></a>' in rendered
+    assert "{ .no-such-api }" not in rendered.split("```quiz")[0] + rendered.split('class="dpg-quiz"')[1]
+
+
+def test_every_output_says_what_produced_it_and_a_cached_output_keeps_its_run(project):
+    project.page("lesson.md", "# L\n\n```python\nprint('hi')\n```\n")
+    _, first = build(project)
+    line = re.search(r'<p class="dpg-provenance">(.*?)</p>', first)[1]
+    assert f"torch {TORCH}" in line and "on CPU" in line and "one python process" in line
+    assert re.search(r"Real run, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", line)
+    assert "process-group backends in this torch: gloo" in line
+    _, second = build(project)                                         # from the cache
+    assert re.search(r'<p class="dpg-provenance">(.*?)</p>', second)[1] == line
+
+
+def test_the_checker_keeps_nothing_from_another_environment(tmp_path):
+    checker = ClaimChecker(tmp_path, {"torch": "1"}, env={})
+    (tmp_path / "claims.json").write_text(json.dumps({"environment": "other", "names": {"torch": {"ok": True}},
+                                                      "values": {}}))
+    checker._load()
+    assert checker.names == {}

@@ -141,11 +141,12 @@ title: T
 cards:
   - front: a
     back: b
+    check: print(1)
   - front: c
     flip: d
 ```
 ''')
-    assert "set.md:7: each card needs front: and back:" in message
+    assert "set.md:8: each card needs front: and back:" in message
 
 
 def test_a_quiz_shown_inside_a_markdown_example_fence_is_not_a_quiz(project):

@@ -39,12 +39,13 @@ FILL = {
 }
 DECK = {
     "id": "hostile-deck", "title": hostile("title"),
-    "cards": [{"front": hostile("front"), "back": hostile("back"), "page": "lesson.md"},
-              {"front": hostile("front2"), "back": hostile("back2")}],
+    "cards": [{"front": hostile("front"), "back": hostile("back"), "page": "lesson.md",
+               "check": f"print({hostile('check output')!r})"},
+              {"front": hostile("front2"), "back": hostile("back2"), "proof": "lesson.md#run-line-5"}],
 }
 PAGES = {
     "index.md": "# Hostile\n\n" + "\n".join([fence("quiz", CHOICE), fence("quiz", FILL), fence("flashcards", DECK)]),
-    "lesson.md": "# Lesson\n\nThe lesson.\n",
+    "lesson.md": "# Lesson\n\nThe lesson.\n\n```python\nprint('the run that proves card 2')\n```\n",
 }
 
 

@@ -40,6 +40,7 @@ cards:
   - front: a
     back: b
     page: {page}
+    check: print(1)
 ```
 '''
 
@@ -162,22 +163,27 @@ HOSTILE_FILL = {
 }
 HOSTILE_DECK = {
     "id": "hostile-deck", "title": hostile("title"),
-    "cards": [{"front": hostile("front"), "back": hostile("back"), "page": "learn/ddp.md"},
-              {"front": hostile("front2"), "back": hostile("back2")}],
+    "cards": [{"front": hostile("front"), "back": hostile("back"), "page": "learn/ddp.md", "check": "print(1)"},
+              {"front": hostile("front2"), "back": hostile("back2"), "proof": "learn/ddp.md#run-x"}],
 }
+#: what the build passes for the deck: the first card's check printed hostile text
+HOSTILE_PROOFS = [{"output": hostile("cardout"), "command": hostile("cardcmd")}, {"proof": "learn/ddp.md#run-x"}]
 HOSTILE_PAGE = "\n".join([fence("quiz", HOSTILE_CHOICE), fence("quiz", HOSTILE_FILL),
                           fence("flashcards", HOSTILE_DECK)])
 
 SHOWN = ["prompt", "code", "hint", "mistake", "right", "wrong", "why", "step", "answer", "check",
-         "fprompt", "fcode", "bank", "other", "fhint", "fmistake", "explanation", "front", "back", "front2", "back2"]
-IN_DATA = ["hint", "right", "wrong", "why", "fhint", "bank", "other", "title", "front", "back", "front2", "back2"]
+         "fprompt", "fcode", "bank", "other", "fhint", "fmistake", "explanation", "front", "back", "front2", "back2",
+         "cardout", "cardcmd"]
+IN_DATA = ["hint", "right", "wrong", "why", "fhint", "bank", "other", "title", "front", "back", "front2", "back2",
+           "cardout", "cardcmd"]
 TAGS = {"div", "p", "span", "pre", "code", "ol", "ul", "li", "details", "summary", "strong", "br", "a", "script"}
 
 
 def rendered() -> str:
     questions, decks, _ = parse_page("set.md", HOSTILE_PAGE)
     parts = [render_question(q, None, {}, None, n) for n, q in enumerate(questions, start=1)]
-    return "\n".join(parts + [render_deck(d, lambda target: "../" + target.replace(".md", "/")) for d in decks])
+    return "\n".join(parts + [render_deck(d, lambda target: "../" + target.replace(".md", "/"), proofs=HOSTILE_PROOFS)
+                               for d in decks])
 
 
 class Elements(html.parser.HTMLParser):

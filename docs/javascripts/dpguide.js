@@ -223,7 +223,11 @@
         showAttempts(); worked(); finish(false); return;
       }
       record(data.id, state);
-      say(fb, "wrong", ["Wrong blank(s): " + names + ".", "Hint: " + data.hint]);
+      var why = wrong.map(function (s) {              /* what the code really did with the learner's choice */
+        var item = filled[s.dataset.blank], seen = (data.outcomes || {})[s.dataset.blank] || {};
+        return seen[item] ? "With `" + item + "` in [" + s.dataset.blank + "], the code " + seen[item] : "";
+      });
+      say(fb, "wrong", ["Wrong blank(s): " + names + "."].concat(why, ["Hint: " + data.hint]));
       showAttempts();
     });
     showAttempts();
@@ -248,6 +252,7 @@
     var side = el("span", { "class": "dpg-card-side" });
     card.appendChild(side); card.appendChild(face);
     var link = el("a", { "class": "dpg-card-link" }, "Read the lesson");
+    var proofBox = el("div", { "class": "dpg-card-proof-box" });
     var status = el("p", { "class": "dpg-deck-status" });
     var controls = el("div", { "class": "dpg-deck-controls" });
     function button(label, cls, fn) {
@@ -262,6 +267,13 @@
       side.textContent = flipped ? "Back" : "Front";
       card.setAttribute("aria-label", (flipped ? "Back: " : "Front: ") + (flipped ? c.back : c.front) + ". Press to flip.");
       if (c.href && flipped) { link.href = c.href; link.hidden = false; } else { link.hidden = true; }
+      proofBox.textContent = "";                      /* what proves the card: its own run, or a linked one */
+      if (flipped && c.check !== undefined) {
+        proofBox.appendChild(el("p", {}, "Checked by a run (" + c.command + ", run by the site build):"));
+        proofBox.appendChild(el("pre", { "class": "dpg-card-output" }, c.check));
+      } else if (flipped && c.proof) {
+        proofBox.appendChild(el("a", { "class": "dpg-card-proof", "href": c.proof }, "See the run that proves it"));
+      }
       var counts = [1, 2, 3, 4, 5].map(function (b) {
         return "box " + b + ": " + data.cards.filter(function (_, i) { return box(i) === b; }).length;
       });
@@ -300,6 +312,7 @@
       "\"Again\" brings a card back soon; \"Knew it\" moves it to a later box."));
     widget.appendChild(card);
     widget.appendChild(link);
+    widget.appendChild(proofBox);
     widget.appendChild(controls);
     widget.appendChild(status);
     deck.querySelector(".dpg-deck-static").hidden = true;

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import ENGINE_VERSION
@@ -39,7 +39,8 @@ class Block:
     def label(self) -> str:
         where = f"{self.page}:{self.line}"
         if self.role:
-            return f"{where} (question {self.role[0]}, {self.role[1]})"
+            kind = "deck" if self.role[1].startswith("card-") else "question"
+            return f"{where} ({kind} {self.role[0]}, {self.role[1]})"
         return f"{where} ({self.snippet.display_path})" if self.snippet else where
 
     @property
@@ -106,19 +107,24 @@ def resolve(fenced: FencedBlock, snippets_dir: Path, environment: dict) -> Block
     return block
 
 
+def site_pages(docs_dir: Path) -> dict[str, str]:
+    """The text of every Markdown page of the site, by docs-relative path."""
+    return {p.relative_to(docs_dir).as_posix(): p.read_text(encoding="utf-8")
+            for p in sorted(docs_dir.rglob("*.md"))
+            if not any(part == "snippets" or part.startswith("_") for part in p.relative_to(docs_dir).parts)}
+
+
 def collect_site(docs_dir: Path, environment: dict, pages: dict[str, str] | None = None):
     """Every block of every Markdown page, plus the questions and flashcard decks.
 
     Authoring errors are gathered, not stopped at the first. Returns
     (blocks, errors, questions, decks); blocks include the runs behind quiz answer keys.
     """
-    from .quiz import parse_page, quiz_fenced_blocks
+    from .quiz import card_fenced_blocks, parse_page, quiz_fenced_blocks
 
     snippets_dir = docs_dir / "snippets"
     if pages is None:
-        pages = {p.relative_to(docs_dir).as_posix(): p.read_text(encoding="utf-8")
-                 for p in sorted(docs_dir.rglob("*.md"))
-                 if not any(part == "snippets" or part.startswith("_") for part in p.relative_to(docs_dir).parts)}
+        pages = site_pages(docs_dir)
     blocks, errors, questions, decks = [], [], [], []
     seen_ids: dict[str, str] = {}
     for page, text in pages.items():
@@ -139,15 +145,19 @@ def collect_site(docs_dir: Path, environment: dict, pages: dict[str, str] | None
                 errors.append(AuthoringError(item.page, item.line, f"id {item.id!r} is already used at {seen_ids[item.id]}",
                                              "give every question and deck a unique id"))
             seen_ids.setdefault(item.id, where)
-        for question in page_questions:
-            for role, fenced in quiz_fenced_blocks(question):
-                try:
-                    block = resolve(fenced, snippets_dir, environment)
-                except AuthoringError as exc:
-                    errors.append(exc)
-                    continue
-                block.role = (question.id, role)
-                blocks.append(block)
+        runs = [(q.id, role, fenced) for q in page_questions for role, fenced in quiz_fenced_blocks(q)]
+        runs += [(d.id, role, fenced) for d in page_decks for role, fenced in card_fenced_blocks(d)]
+        for owner, role, fenced in runs:
+            try:
+                block = resolve(fenced, snippets_dir, environment)
+            except AuthoringError as exc:
+                errors.append(exc)
+                continue
+            block.role = (owner, role)
+            if role.startswith("bank-"):   # a wrong bank item: it may fail or print something else
+                block.options = replace(block.options, outcome_any=True)
+                block.key = compute_key(block, environment)
+            blocks.append(block)
         questions += page_questions
         decks += page_decks
     return blocks, errors, questions, decks

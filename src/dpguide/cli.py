@@ -4,6 +4,7 @@
     dpguide run docs/learn/ddp.md:19       the block whose fence opens on line 19
     dpguide run-all                        every block of the site (cache used), summary table
     dpguide record [--only ID] [--check]   run GPU blocks on this machine and write their records
+    dpguide anchors docs/learn/ddp.md      the anchor of every run on a page (for a card's proof:)
 """
 
 from __future__ import annotations
@@ -86,6 +87,19 @@ def cmd_run_all(args) -> int:
     return return_code
 
 
+def cmd_anchors(args) -> int:
+    from .render import page_anchors
+
+    engine = Engine(find_root(Path.cwd()))
+    page = page_of(args.target, engine.docs_dir)
+    blocks = [b for b in engine.collect() if b.page == page and not b.role]
+    for line, anchor in sorted(page_anchors(blocks).items()):
+        block = next(b for b in blocks if b.line == line)
+        where = "runs on the CPU build" if block.options.runs_on_cpu_build else "not run on the CPU build"
+        print(f"{page}#{anchor}\tline {line}\t{where}")
+    return 0
+
+
 def cmd_record(args) -> int:
     from .recording import record_all
 
@@ -100,6 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     run.set_defaults(func=cmd_run)
     sub.add_parser("run-all", help="run every block (cached ones are not re-run) and print a table").set_defaults(
         func=cmd_run_all)
+    anchors = sub.add_parser("anchors", help="list the anchor of every run on a page (a card's proof: names one)")
+    anchors.add_argument("target")
+    anchors.set_defaults(func=cmd_anchors)
     record = sub.add_parser("record", help="run GPU blocks on this machine and write records/gpu/*.json")
     record.add_argument("--only", help="record only the block with this identity (as the page names it)")
     record.add_argument("--check", action="store_true",

@@ -39,7 +39,7 @@ FIELDS = {
 }
 OPTION_FIELDS = {"text", "correct", "why", "code"}
 SOLUTION_FIELDS = {"steps", "answer", "check"}
-CARD_FIELDS = {"front", "back", "page"}
+CARD_FIELDS = {"front", "back", "page", "check", "run", "proof"}
 
 
 @dataclass
@@ -75,8 +75,10 @@ class Question:
     def where(self) -> tuple[str, int]:
         return (self.page, self.line)
 
-    def filled_code(self) -> str:
-        return BLANK.sub(lambda m: self.answers[int(m[1])], self.code or "")
+    def filled_code(self, instead: dict[int, str] | None = None) -> str:
+        """The code with every blank filled by its answer (or by ``instead`` for the blanks it names)."""
+        fill = {**self.answers, **(instead or {})}
+        return BLANK.sub(lambda m: fill[int(m[1])], self.code or "")
 
 
 @dataclass
@@ -85,6 +87,9 @@ class Card:
     back: str
     page: str | None
     line: int
+    check: str | None = None    # a small program the build runs; its output is shown on the back
+    run: dict | None = None     # how the check runs (python by default)
+    proof: str | None = None    # page#anchor of the run on a Learn page that proves the card
 
 
 @dataclass
@@ -308,10 +313,32 @@ def parse_deck(fence: Fence) -> Deck:
         if not isinstance(item, dict) or set(item) - CARD_FIELDS or not item.get("front") or not item.get("back"):
             raise_error((fence.page, line), "each card needs front: and back: (and may have page:)",
                         "known card fields: " + ", ".join(sorted(CARD_FIELDS)))
-        start = _nth_line(fence, "(?:front|back|page)", index)
-        cards.append(Card(_text(item, "front", fence, line=start, what="a card"),
-                          _text(item, "back", fence, line=start, what="a card"), _card_page(item, fence, start), line))
+        start = _nth_line(fence, "(?:front|back|page|check|run|proof)", index)
+        card = Card(_text(item, "front", fence, line=start, what="a card"),
+                    _text(item, "back", fence, line=start, what="a card"), _card_page(item, fence, start), line)
+        card.check = _text(item, "check", fence, required=False, line=start, what="a card") or None
+        card.proof = _text(item, "proof", fence, required=False, line=start, what="a card") or None
+        run = _text(item, "run", fence, required=False, line=start, what="a card") or None
+        if card.check and card.proof:
+            raise_error((fence.page, line), "a card has check: and proof:; give one",
+                        "check: runs a small program; proof: names a run on a Learn page")
+        if run and not card.check:
+            raise_error((fence.page, _key_line(fence, "run", start)), "run: is how a card's check: runs; "
+                        "this card has no check:")
+        if card.check:
+            card.run = options_from_command(f"{run or 'python'} block.py", (fence.page, line))
+        if card.proof and not re.fullmatch(r"[a-z0-9][a-z0-9_/.-]*\.md#run-[a-z0-9-]+", card.proof):
+            raise_error((fence.page, _key_line(fence, "proof", start)), f"proof {card.proof!r} is not page.md#run-anchor",
+                        "write proof: learn/ddp.md#run-ddp-basic (the anchor of a run's output box)")
+        cards.append(card)
     return Deck(fence.page, fence.line, deck_id, title, cards)
+
+
+def card_fenced_blocks(deck: Deck) -> list[tuple[str, FencedBlock]]:
+    """The runs that prove a deck's cards by a check program: ('card-N', block)."""
+    return [(f"card-{index}", FencedBlock(deck.page, card.line, card.line, "", "```", dict(card.run), card.check,
+                                          None, None))
+            for index, card in enumerate(deck.cards) if card.check]
 
 
 def _card_page(item: dict, fence: Fence, start: int) -> str | None:
@@ -364,4 +391,14 @@ def quiz_fenced_blocks(q: Question) -> list[tuple[str, FencedBlock]]:
         if option.code:
             found.append((f"option-{index}", FencedBlock(q.page, option.line, option.line, "", "```",
                                                          {**attrs, "expect": "fail"}, option.code, None, None)))
+    if q.type == "fill-blank" and attrs.get("launch", "python") == "python" and q.device == "cpu":
+        for blank, item in wrong_bank_items(q):
+            found.append((f"bank-{blank}-{q.bank.index(item)}",
+                          FencedBlock(q.page, q.line, q.line, "", "```", attrs, q.filled_code({blank: item}),
+                                      None, None)))
     return found
+
+
+def wrong_bank_items(q: Question) -> list[tuple[int, str]]:
+    """Every (blank, bank item) that is not that blank's answer: each must fail or print something else."""
+    return [(blank, item) for blank, answer in sorted(q.answers.items()) for item in q.bank if item != answer]

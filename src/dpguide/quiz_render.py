@@ -12,14 +12,41 @@ solution, each card as a collapsible front/back) is complete on its own.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import re
 
+from .claims import quiz_texts
 from .quiz import BLANK, Deck, Question
 from .results import RunResult
 
 TYPE_NAMES = {"fill-blank": "Fill in the blanks", "choice": "Multiple choice"}
+
+#: how the answer key is proven (site.PROOF_KINDS), as the question says it
+PROOF_LABELS = {
+    "output-compared": "answer checked against a real run",
+    "wrong-options-fail": "wrong options shown failing by real runs",
+    "fill-unique": "every other choice run and ruled out",
+    "fill-answer-runs": "answer runs; other choices explained, not run",
+    "code-runs": "code runs; options explained",
+    "gpu-unrecorded": "needs a GPU run, not yet recorded",
+    "explained": "explained, not run",
+}
+
+
+def bank_outcome(result: RunResult, answer: RunResult | None) -> str:
+    """What the code really did with a wrong bank item in its blank."""
+    if not result.succeeded:
+        return "fails: " + error_text(result)
+    if answer is not None:
+        mine, right = result.text().splitlines(), answer.text().splitlines()
+        for index, line in enumerate(mine):
+            if index >= len(right) or line != right[index]:
+                return f"runs, but prints `{line}` where the answer prints " + \
+                    (f"`{right[index]}`" if index < len(right) else "nothing more")
+        return "runs, but prints less than the answer"
+    return "runs"
 
 
 def escape(text: str) -> str:
@@ -27,11 +54,51 @@ def escape(text: str) -> str:
     return html.escape(text, quote=True).replace("[", "&#91;").replace("]", "&#93;")
 
 
-def inline(text: str) -> str:
-    """Escape authored text; keep `code` spans as <code>."""
-    parts = re.split(r"(`[^`]+`)", text)
-    return "".join(f"<code>{escape(p[1:-1])}</code>" if p.startswith("`") and p.endswith("`") and len(p) > 2
-                   else escape(p) for p in parts)
+def inline(text: str, links: dict[str, str] | None = None) -> str:
+    """Escape authored text; keep `code` spans as <code>, linked when ``links`` names their reference page."""
+    out = []
+    for part in re.split(r"(`[^`]+`)", text):
+        if part.startswith("`") and part.endswith("`") and len(part) > 2:
+            code = f"<code>{escape(part[1:-1])}</code>"
+            url = (links or {}).get(part[1:-1])
+            out.append(f'<a href="{escape(url)}">{code}</a>' if url else code)
+        else:
+            out.append(escape(part))
+    return "".join(out)
+
+
+_NOT_API_MARK = re.compile(r"(`[^`\n]+`)\{[^}\n]*\.no-such-api[^}\n]*\}")
+
+
+def claimed_texts(item, claims, fields):
+    """A copy of a question, option or card with inline values computed and no-such-api marks removed."""
+    if claims is None:
+        return item
+    changes = {}
+    for name in fields:
+        value = getattr(item, name)
+        if isinstance(value, str):
+            changes[name] = claims.text(value)
+        elif isinstance(value, list):
+            changes[name] = [claims.text(v) if isinstance(v, str) else v for v in value]
+        elif isinstance(value, dict):
+            changes[name] = {k: ([claims.text(x) for x in v] if isinstance(v, list) else
+                                 claims.text(v) if isinstance(v, str) else v) for k, v in value.items()}
+    return dataclasses.replace(item, **changes)
+
+
+def links_in(texts, claims) -> dict[str, str]:
+    """Reference URLs for every code span in ``texts`` that names a resolved torch object."""
+    if claims is None:
+        return {}
+    links = {}
+    for text in texts:
+        for code in re.findall(r"`([^`]+)`", text):
+            url = claims.url_for(code)
+            if url:
+                links[code] = url
+                claims.linked += 1
+    return links
 
 
 def json_script(data: dict, css_class: str) -> str:
@@ -66,19 +133,36 @@ def code_with_blanks(code: str) -> str:
 
 
 def render_question(q: Question, answer: RunResult | None, option_runs: dict[int, RunResult],
-                    verified_note: str | None, number: int) -> str:
-    """The question's HTML. ``answer`` is the real run of the right answer (None when not run)."""
+                    verified_note: str | None, number: int, claims=None, proof: str | None = None,
+                    bank_runs: dict | None = None) -> str:
+    """The question's HTML. ``answer`` is the real run of the right answer (None when not run).
+
+    ``claims`` (a ``claims.PageClaimRenderer``) computes inline values and links torch names.
+    """
+    if claims is not None:
+        q = claimed_texts(q, claims, ("prompt", "hint", "explanation", "mistakes", "solution"))
+        q = dataclasses.replace(q, options=[claimed_texts(o, claims, ("text", "why")) for o in q.options])
+    links = links_in(quiz_texts(q), claims)
+
+    def ink(text: str) -> str:
+        return inline(text, links)
+
     data = {"id": q.id, "type": q.type, "hint": q.hint}
     qid = escape(q.id)
     parts = [f'<div class="dpg-quiz" id="q-{qid}" data-quiz-id="{qid}" data-type="{escape(q.type)}">']
     parts.append(f'<p class="dpg-quiz-meta"><span class="dpg-quiz-number">Question {number}</span> · '
                  f'{TYPE_NAMES[q.type]} · <span class="dpg-difficulty dpg-difficulty-{escape(q.difficulty)}">'
-                 f'{escape(q.difficulty)}</span></p>')
-    parts.append(f'<p class="dpg-quiz-prompt">{inline(q.prompt)}</p>')
+                 f'{escape(q.difficulty)}</span>'
+                 + (f' · <span class="dpg-proof-kind dpg-proof-{proof}">{PROOF_LABELS[proof]}</span>' if proof else "")
+                 + "</p>")
+    parts.append(f'<p class="dpg-quiz-prompt">{ink(q.prompt)}</p>')
     if q.code:
         parts.append(f'<pre class="dpg-quiz-code"><code>{code_with_blanks(q.code)}</code></pre>')
     if q.type == "fill-blank":
-        data.update(bank=q.bank, answers={str(k): v for k, v in q.answers.items()}, attempts=3)
+        outcomes = {(blank, item): bank_outcome(result, answer) for (blank, item), result in (bank_runs or {}).items()}
+        data.update(bank=q.bank, answers={str(k): v for k, v in q.answers.items()}, attempts=3,
+                    outcomes={str(blank): {item: text for (b, item), text in outcomes.items() if b == blank}
+                              for blank in q.answers})
         parts.append('<p class="dpg-quiz-bank-label">Options:</p><ul class="dpg-quiz-bank">'
                      + "".join(f"<li><code>{escape(b)}</code></li>" for b in q.bank) + "</ul>")
     else:
@@ -88,32 +172,40 @@ def render_question(q: Question, answer: RunResult | None, option_runs: dict[int
             run_error = error_text(option_runs[index]) if index in option_runs else None
             data["options"].append({"text": option.text, "correct": option.correct, "why": option.why,
                                     "error": run_error})
-            items.append(f"<li>{inline(option.text)}</li>")
+            items.append(f"<li>{ink(option.text)}</li>")
         parts.append('<ol class="dpg-quiz-options" type="A">' + "".join(items) + "</ol>")
     parts.append('<div class="dpg-quiz-widget"></div>')
-    parts.append(f'<details class="dpg-quiz-hint"><summary>Hint</summary><p>{inline(q.hint)}</p></details>')
-    parts.append(solution_html(q, answer, option_runs, verified_note))
+    parts.append(f'<details class="dpg-quiz-hint"><summary>Hint</summary><p>{ink(q.hint)}</p></details>')
+    parts.append(solution_html(q, answer, option_runs, verified_note, links, bank_runs))
     parts.append(json_script(data, "dpg-quiz-data"))
     parts.append("</div>")
     return "\n".join(parts)
 
 
 def solution_html(q: Question, answer: RunResult | None, option_runs: dict[int, RunResult],
-                  verified_note: str | None) -> str:
+                  verified_note: str | None, links: dict[str, str] | None = None,
+                  bank_runs: dict | None = None) -> str:
+    def ink(text: str) -> str:
+        return inline(text, links)
+
     body = []
     if q.type == "fill-blank":
         filled = "\n".join(f"[{k}] → {v}" for k, v in sorted(q.answers.items()))
         body.append(f"<p><strong>Answers</strong></p><pre><code>{escape(filled)}</code></pre>")
-        body.append(f"<p>{inline(q.explanation)}</p>")
+        body.append(f"<p>{ink(q.explanation)}</p>")
+        if bank_runs:
+            body.append("<p><strong>The other choices, really run</strong></p><ul>" + "".join(
+                f"<li>[{blank}] <code>{escape(item)}</code>: {ink(bank_outcome(result, answer))}</li>"
+                for (blank, item), result in sorted(bank_runs.items())) + "</ul>")
     else:
-        steps = "".join(f"<li>{inline(str(step))}</li>" for step in q.solution.get("steps", []))
+        steps = "".join(f"<li>{ink(str(step))}</li>" for step in q.solution.get("steps", []))
         body.append(f"<ol class=\"dpg-steps\">{steps}</ol>")
         right = next(o for o in q.options if o.correct)
         letter = "ABCDEFGHIJ"[q.options.index(right)]
-        body.append(f"<p><strong>Answer:</strong> {letter}. {inline(right.text)}"
-                    + (f" — {inline(str(q.solution['answer']))}" if q.solution.get("answer") else "") + "</p>")
+        body.append(f"<p><strong>Answer:</strong> {letter}. {ink(right.text)}"
+                    + (f" — {ink(str(q.solution['answer']))}" if q.solution.get("answer") else "") + "</p>")
         if q.solution.get("check"):
-            body.append(f"<p><strong>Quick check:</strong> {inline(str(q.solution['check']))}</p>")
+            body.append(f"<p><strong>Quick check:</strong> {ink(str(q.solution['check']))}</p>")
         wrong = []
         for index, option in enumerate(q.options):
             if option.correct:
@@ -122,11 +214,11 @@ def solution_html(q: Question, answer: RunResult | None, option_runs: dict[int, 
             if index in option_runs:
                 extra = (f'<br><span class="dpg-real-error">Real error when run: <code>'
                          f"{escape(error_text(option_runs[index]))}</code></span>")
-            wrong.append(f"<li><strong>{'ABCDEFGHIJ'[index]}.</strong> {inline(option.why)}{extra}</li>")
+            wrong.append(f"<li><strong>{'ABCDEFGHIJ'[index]}.</strong> {ink(option.why)}{extra}</li>")
         body.append("<p><strong>Why not the others</strong></p><ul>" + "".join(wrong) + "</ul>")
     if q.mistakes:
         body.append("<p><strong>Common mistakes</strong></p><ul>"
-                    + "".join(f"<li>{inline(m)}</li>" for m in q.mistakes) + "</ul>")
+                    + "".join(f"<li>{ink(m)}</li>" for m in q.mistakes) + "</ul>")
     if answer is not None:
         command = escape(answer.reader_command.replace("block.py", "solution.py"))
         body.append(f'<p class="dpg-proof"><strong>Proof by running it</strong> (<code>{command}</code>, '
@@ -137,13 +229,31 @@ def solution_html(q: Question, answer: RunResult | None, option_runs: dict[int, 
     return ('<details class="dpg-quiz-solution"><summary>Solution</summary>' + "".join(body) + "</details>")
 
 
-def render_deck(deck: Deck, link_for) -> str:
+def render_deck(deck: Deck, link_for, claims=None, proofs: list[dict] | None = None) -> str:
+    """The deck's HTML. ``proofs`` holds, per card, its check run's output or the page#anchor of its proof."""
     cards, items = [], []
-    for index, card in enumerate(deck.cards):
+    deck_cards = [claimed_texts(card, claims, ("front", "back")) for card in deck.cards]
+    links = links_in([t for card in deck_cards for t in (card.front, card.back)], claims)
+    proofs = proofs or [{} for _ in deck_cards]
+
+    def ink(text: str) -> str:
+        return inline(text, links)
+
+    for card, proof in zip(deck_cards, proofs):
         href = link_for(card.page) if card.page else None
-        cards.append({"front": card.front, "back": card.back, "href": href})
+        entry = {"front": card.front, "back": card.back, "href": href}
         more = f' <a href="{escape(href)}">Read the lesson</a>' if href else ""
-        items.append(f'<li><details><summary>{inline(card.front)}</summary><p>{inline(card.back)}{more}</p>'
+        check = ""
+        if "output" in proof:
+            entry.update(check=proof["output"], command=proof["command"])
+            check = (f'<p class="dpg-card-check">Checked by a run (<code>{escape(proof["command"])}</code>, '
+                     f'run by the site build):</p><pre class="dpg-card-output"><code>{escape(proof["output"])}'
+                     "</code></pre>")
+        elif "proof" in proof:
+            entry["proof"] = link_for(proof["proof"])
+            more += f' <a class="dpg-card-proof" href="{escape(entry["proof"])}">See the run that proves it</a>'
+        cards.append(entry)
+        items.append(f'<li><details><summary>{ink(card.front)}</summary><p>{ink(card.back)}{more}</p>{check}'
                      "</details></li>")
     return "\n".join([
         f'<div class="dpg-deck" id="deck-{escape(deck.id)}" data-deck-id="{escape(deck.id)}">',

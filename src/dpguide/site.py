@@ -9,16 +9,32 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from .blocks import Block, collect_site
+from .blocks import Block, collect_site, site_pages
+from .claims import ClaimChecker, InlineValue, PageClaimRenderer, PageClaims, check_site, page_aliases, scan_page
 from .engine import Engine
 from .errors import AuthoringError, GuideError
 from .gpu_records import GpuRecords, RecordState
 from .results import RunResult
-from .quiz import Question, parse_page
-from .quiz_render import render_deck, render_question
-from .render import indent, output_tabs, replace_blocks, run_section, skipped_section, source_block, command_line
+from .quiz import Question, parse_page, wrong_bank_items
+from .quiz_render import output_text, render_deck, render_question
+from .render import page_anchors, indent, output_tabs, replace_blocks, run_section, skipped_section, source_block, command_line
 
 log = logging.getLogger("mkdocs.plugins.dpguide")
+
+#: how a question's answer key is proven, strongest first (shown on the question and counted by the build)
+PROOF_KINDS = {
+    "output-compared": "compared with the printed output of a run",
+    "wrong-options-fail": "wrong options each shown failing by a run",
+    "fill-unique": "fill-ins whose answer runs and whose every wrong bank item fails or prints something else",
+    "fill-answer-runs": "fill-ins whose answer runs (wrong bank items not run: torchrun or GPU)",
+    "code-runs": "whose code runs, not compared with the options",
+    "gpu-unrecorded": "needing a GPU run not yet recorded",
+    "explained": "explained, not run",
+}
+
+#: what the provenance line under each output lists as the torch build's process-group backends
+BACKENDS_EXPR = ('", ".join(b for b in ("gloo", "nccl", "mpi", "ucc", "xccl") '
+                 'if getattr(dist, f"is_{b}_available", lambda: False)())')
 
 
 class SiteBuild:
@@ -28,6 +44,12 @@ class SiteBuild:
         self.engine = Engine(root, docs_dir=docs_dir, cache_dir=cache_dir, log=info or log.info)
         self.records = GpuRecords(records_dir or Path(root) / "records" / "gpu")
         self.blocks_by_page: dict[str, list[Block]] = {}
+        from .guardian import marker_env
+
+        self.checker = ClaimChecker(self.engine.cache.directory, self.engine.environment,
+                                    {**self.engine.block_env, **marker_env()})
+        self.claim_counts: dict[str, int] = {}
+        self.linked = 0
 
     def execute_notebooks(self, notebooks: dict[str, Path]) -> dict[str, Path]:
         """Executed (cached) copies of the site's notebooks, by page."""
@@ -47,6 +69,8 @@ class SiteBuild:
         self.engine.run(blocks)
         self.quiz_runs = {block.role: block for block in blocks if block.role}
         self.check_answer_keys(self.engine.questions)
+        self.check_card_proofs(blocks)
+        self.check_claims(pages if pages is not None else site_pages(self.engine.docs_dir), blocks)
         for block in blocks:
             if block.options.needs_gpu_record:
                 state = self.records.state(block)
@@ -79,11 +103,39 @@ class SiteBuild:
                 options[index] = self.engine.result_for(option_block)
         return answer, options, note
 
+    def bank_runs(self, q: Question) -> dict[tuple[int, str], RunResult]:
+        """The real run of the code with each wrong bank item in its blank: {(blank, item): result}."""
+        found = {}
+        for blank, item in wrong_bank_items(q) if q.type == "fill-blank" else []:
+            block = self.quiz_runs.get((q.id, f"bank-{blank}-{q.bank.index(item)}"))
+            result = self.engine.result_for(block) if block is not None else None
+            if result is not None:
+                found[(blank, item)] = result
+        return found
+
+    def proof_kind(self, q: Question) -> str:
+        """How this question's key is proven: one of PROOF_KINDS."""
+        answer, options, note = self.question_runs(q)
+        if answer is None:
+            return "gpu-unrecorded" if note else "explained"
+        if q.type == "fill-blank":
+            return "fill-unique" if len(self.bank_runs(q)) == len(wrong_bank_items(q)) else "fill-answer-runs"
+        if q.prints:
+            return "output-compared"
+        wrong = [i for i, o in enumerate(q.options) if not o.correct]
+        return "wrong-options-fail" if wrong and all(i in options for i in wrong) else "code-runs"
+
     def check_answer_keys(self, questions: list[Question]) -> None:
-        """A 'what does this print' question's right option must equal the real output."""
+        """A 'what does this print' question's right option must equal the real output; a fill-in's key
+        must be the only bank choice that runs and prints what the answer prints."""
         problems = []
+        self.proof_counts = {kind: 0 for kind in PROOF_KINDS}
         for q in questions:
-            if q.type != "choice" or not q.prints:
+            self.proof_counts[self.proof_kind(q)] += 1
+            if q.type == "fill-blank":
+                problems += self._check_fill_key(q)
+                continue
+            if not q.prints:
                 continue
             answer, _, _ = self.question_runs(q)
             if answer is None:
@@ -101,6 +153,128 @@ class SiteBuild:
                                         f"{option.text!r} is marked wrong but is exactly what the run prints")))
         if problems:
             raise GuideError("\n".join(problems))
+        counts = self.proof_counts
+        self.engine.log("answer keys: " + ", ".join(f"{counts[k]} {PROOF_KINDS[k]}" for k in PROOF_KINDS)
+                        + f" (of {len(questions)} questions)")
+
+    def _check_fill_key(self, q: Question) -> list[str]:
+        answer, _, _ = self.question_runs(q)
+        if answer is None:
+            return []
+        problems = []
+        for (blank, item), result in self.bank_runs(q).items():
+            if result.succeeded and result.text() == answer.text():
+                problems.append(str(AuthoringError(
+                    q.page, q.line, f"question {q.id!r}: with {item!r} in blank [{blank}] the code also runs and "
+                    "prints exactly what the answer prints, so the key is not the only right answer",
+                    "make the code show the difference (print what the blank changes), or drop that bank item")))
+        return problems
+
+    def site_facts(self) -> dict[str, int]:
+        """Counts a page may quote with `{site} NAME`: what this build proved, computed now."""
+        counts = getattr(self, "proof_counts", {})
+        cards = getattr(self, "card_counts", {})
+        proven = sum(counts.get(k, 0) for k in ("output-compared", "wrong-options-fail", "fill-unique"))
+        return {"questions": sum(counts.values()), "questions_proven": proven,
+                "questions_run": proven + counts.get("code-runs", 0) + counts.get("fill-answer-runs", 0),
+                "questions_explained": counts.get("explained", 0) + counts.get("gpu-unrecorded", 0),
+                **{f"questions_{k.replace('-', '_')}": v for k, v in counts.items()},
+                "cards": cards.get("check", 0) + cards.get("proof", 0),
+                "cards_checked": cards.get("check", 0), "cards_linked": cards.get("proof", 0)}
+
+    # ------------------------------------------------------------------ flashcards
+    def check_card_proofs(self, blocks: list[Block]) -> None:
+        """Every card's proof: names a run that exists and really ran on this build (or its check ran)."""
+        by_anchor: dict[tuple[str, str], Block] = {}
+        for page, page_blocks in self.blocks_by_page.items():
+            mine = [b for b in page_blocks if not b.role]
+            for line, anchor in page_anchors(mine).items():
+                by_anchor[(page, anchor)] = next(b for b in mine if b.line == line)
+        problems = []
+        self.card_counts = {"check": 0, "proof": 0}
+        for deck in self.engine.decks:
+            for card in deck.cards:
+                if card.check:
+                    self.card_counts["check"] += 1
+                    continue
+                if not card.proof:      # refused by parse_deck once every card of the site is proven
+                    continue
+                page, _, anchor = card.proof.partition("#")
+                block = by_anchor.get((page, anchor))
+                if block is None:
+                    known = sorted(a for p, a in by_anchor if p == page)
+                    problems.append(str(AuthoringError(deck.page, card.line, f"card proof {card.proof!r} names no run",
+                                                       (f"runs on {page}: " + ", ".join(known)) if known else
+                                                       f"{page} has no runs (is the path right?)")))
+                elif self.engine.result_for(block) is None:
+                    problems.append(str(AuthoringError(deck.page, card.line, f"card proof {card.proof!r} names a "
+                                                       "block this build does not run (skipped or GPU-only)",
+                                                       "point at a run the CPU build makes, or give the card a check:")))
+                else:
+                    self.card_counts["proof"] += 1
+        if problems:
+            raise GuideError("\n".join(problems))
+        self.engine.log(f"flashcards: {self.card_counts['check']} proven by their own check run, "
+                        f"{self.card_counts['proof']} by a linked run on a Learn page, "
+                        f"of {sum(len(d.cards) for d in self.engine.decks)} cards")
+
+    def card_proofs(self, deck) -> list[dict]:
+        """For each card: {"output": text of its check run} or {"proof": page#anchor}."""
+        found = []
+        for index, card in enumerate(deck.cards):
+            if card.check:
+                block = self.quiz_runs.get((deck.id, f"card-{index}"))
+                result = self.engine.result_for(block) if block is not None else None
+                if result is None:
+                    raise GuideError(f"{deck.page}:{card.line}: no result for this card's check: build again")
+                found.append({"output": output_text(result), "command": result.reader_command})
+            else:
+                found.append({"proof": card.proof} if card.proof else {})
+        return found
+
+    # ------------------------------------------------------------------ claims in prose
+    def check_claims(self, pages: dict[str, str], blocks: list[Block]) -> None:
+        """Resolve every torch name and compute every inline value of the site; stop on any that fails."""
+        snippets = self.engine.docs_dir / "snippets"
+        claims = {page: scan_page(page, text, snippets,
+                                  [q for q in self.engine.questions if q.page == page],
+                                  [d for d in self.engine.decks if d.page == page])
+                  for page, text in pages.items() if page.endswith(".md")}
+        printed: dict[str, list[str]] = {}
+        for block in blocks:
+            result = self.engine.result_for(block)
+            if result is not None:
+                printed.setdefault(block.page, []).append(result.text())
+        claims["(build)"] = PageClaims({}, values=[InlineValue("(build)", 0, BACKENDS_EXPR)])
+        problems = check_site(claims, self.checker, {p: "\n".join(t) for p, t in printed.items()})
+        facts = self.site_facts()
+        problems += [str(AuthoringError(page, line, f"`{{site}} {name}` is not a fact of the build",
+                                        "known: " + ", ".join(sorted(facts))))
+                     for page, c in claims.items() for line, name in c.site_facts if name not in facts]
+        if problems:
+            raise GuideError("\n".join(problems))
+        mentions = [m for c in claims.values() for m in c.mentions]
+        values = [v for p, c in claims.items() if p != "(build)" for v in c.values]
+        self.linked = 0
+        self.claim_counts = {"mentions": sum(not m.not_api for m in mentions),
+                             "names": len({m.name for m in mentions if not m.not_api}),
+                             "not_api": sum(m.not_api for m in mentions), "values": len(values),
+                             "probed": self.checker.probed}
+        c = self.claim_counts
+        self.engine.log(f"claims: {c['mentions']} mentions of {c['names']} torch names resolved, "
+                        f"{c['not_api']} marked as not existing and shown failing, {c['values']} inline values "
+                        f"computed ({c['probed']} names/values probed now, the rest from the cache)")
+
+    def backends(self) -> str | None:
+        """The process-group backends the build's torch offers (computed by a run, cached per environment)."""
+        return self.checker.value(BACKENDS_EXPR)
+
+    def report_links(self) -> None:
+        self.engine.log(f"claims: {self.linked} code spans linked to their PyTorch reference entry")
+
+    def claim_renderer(self, page: str, markdown: str) -> PageClaimRenderer:
+        return PageClaimRenderer(page_aliases(markdown, self.engine.docs_dir / "snippets"), self.checker,
+                                 self.site_facts())
 
     # ------------------------------------------------------------------ rendering
     def render_page(self, page: str, markdown: str, link_for=None) -> str:
@@ -110,24 +284,31 @@ class SiteBuild:
         if errors:
             raise GuideError("\n".join(map(str, errors)))
         rendered = {}
+        anchors = page_anchors([b for b in blocks if not b.role])
         for block in blocks:
             if block.role:
                 continue
-            rendered[block.line] = (block.fenced.end_line, indent(self.render_block(block), block.fenced.indent))
+            rendered[block.line] = (block.fenced.end_line,
+                                    indent(self.render_block(block, anchors[block.line]), block.fenced.indent))
         questions, decks, fences = parse_page(page, markdown)
+        claims = self.claim_renderer(page, markdown)
         by_line = {q.line: q for q in questions} | {d.line: d for d in decks}
         number = 0
         for fence in fences:
             item = by_line[fence.line]
             if isinstance(item, Question):
                 number += 1
-                html = render_question(item, *self.question_runs(item), number=number)
+                html = render_question(item, *self.question_runs(item), number=number, claims=claims,
+                                       proof=self.proof_kind(item), bank_runs=self.bank_runs(item))
             else:
-                html = render_deck(item, link_for or (lambda target: target))
+                html = render_deck(item, link_for or (lambda target: target), claims=claims,
+                                   proofs=self.card_proofs(item))
             rendered[fence.line] = (fence.end_line, indent(["", html, ""], fence.indent))
-        return replace_blocks(markdown, rendered) if rendered else markdown
+        prose = claims.prose(markdown)
+        self.linked += claims.linked
+        return replace_blocks(prose, rendered) if rendered else prose
 
-    def render_block(self, block: Block) -> list[str]:
+    def render_block(self, block: Block, anchor: str | None = None) -> list[str]:
         lines = source_block(block) + [""]
         if block.options.skip:
             return lines + skipped_section(block)
@@ -135,12 +316,12 @@ class SiteBuild:
             result = self.engine.result_for(block)
             if result is None:
                 raise GuideError(f"{block.label}: no result for this block: the page changed after the build ran its blocks; build again")
-            return lines + run_section(block, result)
+            return lines + run_section(block, result, self.backends(), anchor)
         state = self.records.state(block)
         gpu = gpu_section(block, state)
         if block.options.device == "cuda":
             return lines + ['<div class="dpg-run" markdown>', "", *command_line(block), "", *gpu, "", "</div>"]
-        cpu = run_section(block, self.engine.result_for(block))
+        cpu = run_section(block, self.engine.result_for(block), self.backends(), anchor)
         return lines + ['=== "CPU (this build)"', "", *indent(cpu, "    "), "",
                         '=== "GPU (recorded)"', "", *indent(gpu, "    ")]
 

@@ -104,8 +104,13 @@ WHOLE_SITE_TIMEOUT_S = 2400
 
 def pytest_collection_modifyitems(items):
     for item in items:
-        if WHOLE_SITE_FIXTURES & set(getattr(item, "fixturenames", ())) and not item.get_closest_marker("timeout"):
+        whole_site = bool(WHOLE_SITE_FIXTURES & set(getattr(item, "fixturenames", ())))
+        if whole_site and not item.get_closest_marker("timeout"):
             item.add_marker(pytest.mark.timeout(WHOLE_SITE_TIMEOUT_S))
+        if whole_site:      # `make test-fast` leaves these out: they build or run the whole site
+            item.add_marker(pytest.mark.site)
+        if "browser" in Path(str(item.fspath)).name:
+            item.add_marker(pytest.mark.browser)
 
 
 @pytest.fixture

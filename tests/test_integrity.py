@@ -379,13 +379,14 @@ def test_counts_say_how_many_were_really_cached_and_really_kept(project):
     engine = project.engine(log=lines.append)
     with pytest.raises(BlockFailed):
         engine.run(engine.collect())
-    progress = [line for line in lines if " run (" in line]
-    assert progress and all("(0 cached)" in line for line in progress), progress
+    progress = [line for line in lines if " run, " in line]
+    assert progress and all(" 0 cached," in line for line in progress), progress
     lines.clear()
     engine = project.engine(log=lines.append)
     with pytest.raises(BlockFailed):
         engine.run(engine.collect())
-    assert all("(1 cached)" in line for line in lines if " run (" in line), lines
+    progress = [line for line in lines if " run, " in line]
+    assert progress and all(" 1 cached," in line for line in progress), lines
 
 
 def test_dpguide_run_block_time_excludes_the_warm_interpreters_start(tmp_path):

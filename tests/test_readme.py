@@ -1,6 +1,7 @@
-"""The README's commands are the ones CI runs: .ci/run holds its install and test commands verbatim."""
+"""The README's two commands are the ones CI and a newcomer run, and each does its own set-up."""
 
 import re
+import subprocess
 
 from conftest import ROOT
 
@@ -10,10 +11,30 @@ def readme_commands() -> list[str]:
     return [block.strip() for block in re.findall(r"```bash\n(.*?)```", text, re.S)]
 
 
-def test_ci_runs_the_readme_install_and_test_commands():
-    install, serve, test = readme_commands()
-    ci = (ROOT / ".ci" / "run").read_text().splitlines()
-    for line in install.splitlines():
-        assert line in ci and ci.index(line) < ci.index(test)
-    assert test in ci
-    assert serve == ".venv/bin/mkdocs serve"
+def test_the_readme_opens_with_two_commands_and_ci_runs_the_test_one():
+    serve, test, *_ = readme_commands()
+    assert (serve, test) == ("make serve", "make test")
+    ci = [line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line and not line.startswith("#")]
+    assert ci[-1] == test
+    assert not any(re.search(r"\b(pip|venv|pytest|apt-get)\b", line) for line in ci), ci
+
+
+def make_plan(target: str) -> str:
+    """What `make TARGET` would run on a machine with no environment yet (dry run, nothing executed)."""
+    return subprocess.run(["make", "-n", "-B", target, "VENV=/nonexistent/venv"], cwd=ROOT, capture_output=True,
+                          text=True, check=True).stdout
+
+
+def test_each_command_sets_up_a_fresh_machine_itself():
+    for target, work in (("serve", "mkdocs serve"), ("test", "pytest tests README.md --codeblocks")):
+        plan = make_plan(target)
+        steps = [plan.index(s) for s in ("-m venv", "pip install", "-c constraints.txt", "vendor_mermaid.py", work)]
+        assert steps == sorted(steps), plan
+    assert "apt-get install -y chromium" in make_plan("test")
+
+
+def test_the_lock_pins_torch_without_a_local_label_so_gpu_machines_get_cuda():
+    pins = dict(line.split("==") for line in (ROOT / "constraints.txt").read_text().splitlines()
+                if "==" in line and not line.startswith("#"))
+    assert pins["torch"] == "2.13.0"
+    assert all("+" not in version for version in pins.values())

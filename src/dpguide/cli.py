@@ -77,6 +77,7 @@ def cmd_run(args) -> int:
 
 def cmd_run_all(args) -> int:
     engine = Engine(find_root(Path.cwd()), log=lambda msg: print(msg, file=sys.stderr))
+    engine.progress_tty = None
     try:
         engine.run(engine.collect())
         return_code = 0

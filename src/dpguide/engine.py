@@ -23,6 +23,7 @@ from .environment import block_environment, fingerprint
 from .errors import BlockFailed, BuildInterrupted, GuideError
 from .forkserver import ForkServer
 from .launch import Job, LiveJobs, run_job
+from .progress import BuildProgress
 from .results import RunResult
 
 _FORKSERVER: ForkServer | None = None      # the warm one (torch imported once)
@@ -86,6 +87,8 @@ class Engine:
         self.scratch_root = Path(scratch_root) if scratch_root else Path(tempfile.gettempdir()) / "dpguide-run"
         self.slots = slots or int(os.environ.get("DPGUIDE_JOBS", 0)) or (os.cpu_count() or 2)
         self.log = log
+        #: progress display: True a bar, False plain lines, None a bar when stderr is a terminal
+        self.progress_tty: bool | None = False
         self.environment = fingerprint()
         self.block_env = block_environment()
         self.live = LiveJobs()
@@ -126,6 +129,8 @@ class Engine:
                 todo[block.key] = block
         if todo:
             self._run_parallel(list(todo.values()), cached=hits)
+        else:
+            self.log(f"[dpguide] nothing to run: {hits} block(s) taken from the cache")
 
     def _still_passes(self, block: Block, cached: RunResult) -> bool:
         """A cache entry is used only if it passes today's outcome checks; otherwise the block runs again."""
@@ -149,22 +154,25 @@ class Engine:
         forkserver = shared_forkserver(self.block_env, preload=warm) if forkable else None
         failures: list[str] = []
         retried: list[str] = []
-        done = kept = 0
+        kept = 0
         started = time.monotonic()
         lock = threading.Lock()
+        progress = BuildProgress(len(blocks), cached, self.log, tty=self.progress_tty)
+        say = progress.say
 
         def work(block: Block) -> None:
-            nonlocal done, kept
+            nonlocal kept
             weight = slots.acquire(_ranks(block) if block.options.launch == "torchrun" else 1)
             try:
                 if self.live.stopping.is_set():
                     return
+                progress.block_started()
                 job = Job(block.key, block.label, block.files, block.script, block.options)
                 result = run_job(job, self.scratch_root, self.block_env, forkserver, self.live)
                 aborted = [] if block.options.expect_fail else result.exit_abort_ranks()
                 if aborted and not self.live.stopping.is_set():
                     # the known teardown flake; one retry, said loudly; a second abort fails the block
-                    self.log(f"[dpguide] RETRY {block.label}: {', '.join(aborted)} aborted at exit "
+                    say(f"[dpguide] RETRY {block.label}: {', '.join(aborted)} aborted at exit "
                              "('terminate called without an active exception', SIGABRT) after its output; "
                              "running it once more")
                     retried.append(block.label)
@@ -174,7 +182,7 @@ class Engine:
             if result.ended == "interrupted":
                 return
             if result.background_ended:
-                self.log(f"[dpguide] {block.label}: its main process exited leaving "
+                say(f"[dpguide] {block.label}: its main process exited leaving "
                          f"{result.background_ended} process(es) running; the engine ended them")
             try:
                 check_outcome(block, result)
@@ -190,12 +198,10 @@ class Engine:
                 self.failures[block.key] = str(exc)
                 status = "FAILED"
             with lock:
-                done += 1
                 timings[block.identity] = round(result.duration, 2)
                 self.stats.append(BlockStat(block.label, block.options.launch, _ranks(block),
                                             result.duration, "run", status))
-                self.log(f"[dpguide] {done}/{len(blocks)} run ({cached} cached) "
-                         f"{result.duration:5.1f}s {status:>18}  {block.label}")
+            progress.block_finished(block.label, result.duration, status)
 
         pool = futures.ThreadPoolExecutor(max_workers=len(blocks))
         pending = {pool.submit(work, block) for block in blocks}
@@ -205,12 +211,14 @@ class Engine:
                 for future in finished:
                     future.result()
         except BaseException:
+            progress.close()
             killed = self.live.kill_all()
             pool.shutdown(wait=True, cancel_futures=True)
             self.cache.save_timings(timings)
             raise BuildInterrupted(f"build interrupted: ended {killed} running process(es); "
                                    f"{kept} block(s) that finished and passed in this build kept in the cache")
         pool.shutdown(wait=True)
+        progress.close()
         self.cache.save_timings(timings)
         slowest = sorted((s for s in self.stats if s.source == "run"), key=lambda s: -s.seconds)[:3]
         self.log(f"[dpguide] ran {len(blocks)} block(s) in {time.monotonic() - started:.1f}s, {cached} cached; "

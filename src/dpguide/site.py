@@ -42,6 +42,8 @@ class SiteBuild:
                  records_dir: Path | None = None, warn=None, info=None):
         self.warn = warn or log.warning
         self.engine = Engine(root, docs_dir=docs_dir, cache_dir=cache_dir, log=info or log.info)
+        if info is None:    # a real MkDocs build: an updating bar on a terminal, plain lines in a log
+            self.engine.progress_tty = None
         self.records = GpuRecords(records_dir or Path(root) / "records" / "gpu")
         self.blocks_by_page: dict[str, list[Block]] = {}
         from .guardian import marker_env

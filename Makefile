@@ -1,0 +1,48 @@
+# The two commands of the README, each doing its own set-up on a fresh machine:
+#   make serve   build the site (a cold cache runs every block) and serve it at http://127.0.0.1:8000/
+#   make test    run every test (engine, failure matrix, every block of the site, site build, browser)
+# and for contributors: make test-fast (engine and authoring tests, no site build), make build, make lock.
+#
+# Why make: it is on every Linux and macOS machine, so nothing has to be installed before the first
+# command, and its stamp files make a second run skip every set-up step whose inputs did not change.
+# Versions come from constraints.txt (pip freeze of the last tested environment), so a build a
+# year from now resolves the same packages; torch==2.13.0 stays pinned without a local label.
+
+PYTHON ?= python3
+VENV := .venv
+INSTALLED := $(VENV)/.installed
+MERMAID := docs/javascripts/vendor/mermaid.min.js
+CHROMIUM ?= /usr/bin/chromium
+
+.PHONY: serve build test test-fast install browser lock
+
+serve: install
+	$(VENV)/bin/mkdocs serve
+
+build: install
+	$(VENV)/bin/mkdocs build --strict
+
+test: install browser
+	$(VENV)/bin/python -m pytest tests README.md --codeblocks
+
+test-fast: install
+	$(VENV)/bin/python -m pytest -m "not slow and not site and not browser" tests
+
+install: $(INSTALLED) $(MERMAID)
+
+$(INSTALLED): pyproject.toml constraints.txt
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[test]'
+	touch $@
+
+$(MERMAID): tools/vendor_mermaid.py | $(INSTALLED)
+	$(VENV)/bin/python tools/vendor_mermaid.py
+
+# the browser tests drive the Debian/Ubuntu chromium package (installing it needs root)
+browser:
+	@test -x $(CHROMIUM) || command -v chromium >/dev/null || apt-get install -y chromium \
+		|| (apt-get update && apt-get install -y chromium)
+
+lock: $(INSTALLED)
+	{ sed -n '1,/^# index/p' constraints.txt; $(VENV)/bin/pip freeze --exclude-editable \
+		| sed 's/^torch==\([0-9.]*\)+.*/torch==\1/'; } > constraints.txt.new && mv constraints.txt.new constraints.txt

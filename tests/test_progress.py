@@ -1,0 +1,31 @@
+"""The build's progress display: plain lines with every count in a log, one updating bar on a terminal."""
+
+import io
+
+from dpguide.progress import BuildProgress
+
+
+def test_plain_mode_writes_one_line_per_block_with_every_count():
+    lines = []
+    progress = BuildProgress(3, cached=5, log=lines.append, tty=False)
+    progress.block_started()
+    progress.block_started()
+    progress.block_finished("a.md:1", 1.25, "ok")
+    progress.block_finished("a.md:9", 0.5, "FAILED")
+    assert len(lines) == 2
+    assert lines[0].startswith("[dpguide] 1/3 run, 1 running, 5 cached, 0 failed,") and lines[0].endswith("a.md:1")
+    assert "2/3 run, 0 running, 5 cached, 1 failed," in lines[1] and "FAILED  a.md:9" in lines[1]
+
+
+def test_terminal_mode_draws_one_bar_and_keeps_failures_above_it():
+    stream, lines = io.StringIO(), []
+    progress = BuildProgress(2, cached=1, log=lines.append, stream=stream, tty=True)
+    progress.block_started()
+    progress.block_finished("p.md:3", 0.1, "ok")
+    progress.block_started()
+    progress.block_finished("p.md:7", 0.1, "FAILED")
+    progress.close()
+    shown = stream.getvalue()
+    assert lines == []                        # no per-block lines: the bar replaces them
+    assert "[dpguide] FAILED p.md:7" in shown
+    assert "2/2" in shown and "1 cached, 1 failed" in shown and "\r" in shown

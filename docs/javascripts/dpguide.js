@@ -42,13 +42,13 @@
     var box = document.querySelector(".dpg-set-score");
     if (!box) return;
     var quizzes = document.querySelectorAll(".dpg-quiz");
-    var p = progress(), answered = 0, right = 0;
+    var p = progress(), answered = 0, first = 0, right = 0;
     quizzes.forEach(function (q) {
       var s = p[q.dataset.quizId];
-      if (s && s.done) { answered += 1; if (s.correct) right += 1; }
+      if (s && s.done) { answered += 1; if (s.firstTry) first += 1; if (s.correct) right += 1; }
     });
-    box.querySelector(".dpg-score-text").textContent =
-      "Progress: " + answered + " of " + quizzes.length + " answered, " + right + " right.";
+    box.querySelector(".dpg-score-text").textContent = "Progress: " + answered + " of " + quizzes.length +
+      " answered, " + right + " right (" + first + " on the first try).";
   }
 
   function scoreBar(container) {
@@ -60,7 +60,12 @@
     var reset = el("button", { "type": "button", "class": "md-button dpg-reset" }, "Reset progress");
     reset.addEventListener("click", function () {
       save(setKey(), {});
-      document.querySelectorAll(".dpg-quiz").forEach(function (q) { q.dataset.init = ""; q.querySelector(".dpg-quiz-widget").textContent = ""; });
+      document.querySelectorAll(".dpg-quiz").forEach(function (q) {
+        q.dataset.init = ""; q.querySelector(".dpg-quiz-widget").textContent = "";
+        q.classList.remove("dpg-solved", "dpg-failed");
+        var code = q.querySelector(".dpg-quiz-code code");
+        if (code && q.dataset.codeHtml) code.innerHTML = q.dataset.codeHtml;
+      });
       init();
     });
     bar.appendChild(reset);
@@ -71,6 +76,25 @@
     var node = widget.querySelector(".dpg-feedback");
     if (!node) { node = el("div", { "class": "dpg-feedback", "aria-live": "polite" }); widget.appendChild(node); }
     return node;
+  }
+  /* a question remembers its last feedback, so a reload shows what the learner saw */
+  function tell(node, state, id, kind, lines) {
+    state.fb = { kind: kind, lines: lines };
+    record(id, state);
+    say(node, kind, lines);
+  }
+  function retryButton(quiz, data, widget) {
+    var again = el("button", { "type": "button", "class": "md-button dpg-retry" }, "Try this question again");
+    again.addEventListener("click", function () {
+      var p = progress(); delete p[data.id]; save(setKey(), p);
+      quiz.classList.remove("dpg-solved", "dpg-failed");
+      var code = quiz.querySelector(".dpg-quiz-code code");
+      if (code && quiz.dataset.codeHtml) code.innerHTML = quiz.dataset.codeHtml;   /* blanks back to empty */
+      widget.textContent = "";
+      if (data.type === "choice") initChoice(quiz, data, widget); else initFill(quiz, data, widget);
+      updateScore();
+    });
+    widget.appendChild(again);
   }
   function say(node, kind, lines) {
     node.textContent = "";
@@ -117,28 +141,34 @@
       buttons.forEach(function (b) { b.disabled = true; });
       check.disabled = true;
       quiz.classList.add(correct ? "dpg-solved" : "dpg-failed");
+      retryButton(quiz, data, widget);
     }
     check.addEventListener("click", function () {
       if (chosen === null) { say(fb, "info", ["Choose an option first."]); return; }
       var option = data.options[chosen];
       state.attempts += 1;
+      state.wrong = state.wrong || [];
       if (option.correct) {
-        say(fb, "right", ["Right. Open the solution below for the steps and the run that proves it."]);
-        state.done = true; state.correct = state.attempts === 1; record(data.id, state); finish(true);
+        state.done = true; state.correct = true; state.firstTry = state.attempts === 1;
+        tell(fb, state, data.id, "right", [state.firstTry ? "Right, on the first try. Open the solution below for the steps and the run that proves it."
+                                                           : "Right, on try " + state.attempts + ". Open the solution below for the steps and the run that proves it."]);
+        finish(true);
       } else {
         var lines = ["Not quite: " + option.why];
         if (option.error) lines.push("Running that code really fails with: `" + option.error + "`");
         if (state.attempts >= 1) lines.push("Hint: " + data.hint);
-        say(fb, "wrong", lines);
+        if (state.wrong.indexOf(chosen) < 0) state.wrong.push(chosen);
         buttons[chosen].classList.add("dpg-wrong");
-        record(data.id, state);
+        tell(fb, state, data.id, "wrong", lines);
       }
     });
+    (state.wrong || []).forEach(function (i) { if (buttons[i]) buttons[i].classList.add("dpg-wrong"); });
     if (state.done) {
-      var right = data.options.findIndex(function (o) { return o.correct; });
-      choose(right);
-      say(fb, "right", ["Answered" + (state.correct ? " right the first time." : ".")]);
+      choose(data.options.findIndex(function (o) { return o.correct; }));
+      say(fb, "right", (state.fb && state.fb.lines) || ["Answered."]);
       finish(state.correct);
+    } else if (state.fb) {
+      say(fb, state.fb.kind, state.fb.lines);       /* the last wrong answer's explanation, after a reload */
     }
   }
 
@@ -146,6 +176,7 @@
   function initFill(quiz, data, widget) {
     var state = progress()[data.id] || { attempts: 0 };
     var code = quiz.querySelector(".dpg-quiz-code code");
+    if (!quiz.dataset.codeHtml) quiz.dataset.codeHtml = code.innerHTML;
     var filled = {}, selectedChip = null, selectedSlot = null;
     var slots = [];
     code.querySelectorAll(".dpg-blank").forEach(function (span) {
@@ -199,6 +230,7 @@
       slots.concat(chips).forEach(function (b) { b.disabled = true; });
       check.disabled = true;
       quiz.classList.add(correct ? "dpg-solved" : "dpg-failed");
+      retryButton(quiz, data, widget);
     }
     function worked() {
       slots.forEach(function (slot) { place(slot, data.answers[slot.dataset.blank]); });
@@ -210,31 +242,39 @@
         say(fb, "info", ["Fill every blank first."]); return;
       }
       state.attempts += 1;
+      state.filled = Object.assign({}, filled);
       if (!wrong.length) {
-        state.done = true; state.correct = true; record(data.id, state);
-        say(fb, "right", ["Right. The solution below shows the completed code really running."]);
+        state.done = true; state.correct = true; state.firstTry = state.attempts === 1;
+        tell(fb, state, data.id, "right", [(state.firstTry ? "Right, on the first try." : "Right, on try " + state.attempts + ".") +
+                                           " The solution below shows the completed code really running."]);
         showAttempts(); finish(true); return;
       }
       wrong.forEach(function (s) { s.classList.add("dpg-wrong"); });
       var names = wrong.map(function (s) { return "[" + s.dataset.blank + "]"; }).join(", ");
-      if (state.attempts >= data.attempts) {
-        state.done = true; state.correct = false; record(data.id, state);
-        say(fb, "wrong", ["Blanks " + names + " were wrong and no attempts are left. The worked answer is filled in and the solution is open below."]);
-        showAttempts(); worked(); finish(false); return;
-      }
-      record(data.id, state);
       var why = wrong.map(function (s) {              /* what the code really did with the learner's choice */
         var item = filled[s.dataset.blank], seen = (data.outcomes || {})[s.dataset.blank] || {};
         return seen[item] ? "With `" + item + "` in [" + s.dataset.blank + "], the code " + seen[item] : "";
       });
-      say(fb, "wrong", ["Wrong blank(s): " + names + "."].concat(why, ["Hint: " + data.hint]));
+      if (state.attempts >= data.attempts) {
+        state.done = true; state.correct = false; state.firstTry = false;
+        tell(fb, state, data.id, "wrong", ["Blanks " + names + " were wrong and no attempts are left. The worked answer is filled in and the solution is open below."].concat(why));
+        showAttempts(); worked(); finish(false); return;
+      }
+      tell(fb, state, data.id, "wrong", ["Wrong blank(s): " + names + "."].concat(why, ["Hint: " + data.hint]));
       showAttempts();
     });
     showAttempts();
     if (state.done) {
       worked();
-      say(fb, state.correct ? "right" : "wrong", [state.correct ? "Answered right." : "No attempts left; the worked answer is shown."]);
+      say(fb, state.correct ? "right" : "wrong", (state.fb && state.fb.lines) || [state.correct ? "Answered right." : "No attempts left; the worked answer is shown."]);
       finish(state.correct);
+    } else if (state.filled) {                         /* the learner's last try and what it did, after a reload */
+      slots.forEach(function (slot) {
+        var item = state.filled[slot.dataset.blank];
+        if (item) place(slot, item);
+        if (item && item !== data.answers[slot.dataset.blank]) slot.classList.add("dpg-wrong");
+      });
+      if (state.fb) say(fb, state.fb.kind, state.fb.lines);
     }
   }
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -54,3 +56,19 @@ def mkdocs_command(root: Path) -> list[str]:
 def build(root: Path, timeout: float = 300) -> subprocess.CompletedProcess:
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     return subprocess.run(mkdocs_command(root), capture_output=True, text=True, timeout=timeout, env=env, cwd=root)
+
+
+@contextlib.contextmanager
+def served_site_with_scripts(root: Path, pages: dict[str, str]):
+    """Build a mini site that also loads the project's dpguide.js, serve it, yield its URL."""
+    from sitecheck import serve
+
+    root = make_site(root, pages)
+    (root / "docs" / "javascripts").mkdir()
+    shutil.copy(ROOT / "docs" / "javascripts" / "dpguide.js", root / "docs" / "javascripts")
+    with open(root / "mkdocs.yml", "a") as config:
+        config.write("extra_javascript:\n  - javascripts/dpguide.js\n")
+    done = build(root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    with serve(root / "site") as url:
+        yield url

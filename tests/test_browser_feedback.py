@@ -8,12 +8,10 @@ whose runs are real; nothing the test expects is typed here except the learner's
 
 from __future__ import annotations
 
-import shutil
 
 import pytest
 
-from conftest import ROOT
-from minisite import build, make_site
+from minisite import served_site_with_scripts
 
 PAGE = '''# Feedback
 
@@ -56,16 +54,7 @@ run: python
 
 @pytest.fixture(scope="module")
 def feedback_url(tmp_path_factory):
-    from sitecheck import serve
-
-    root = make_site(tmp_path_factory.mktemp("feedback"), {"index.md": PAGE})
-    (root / "docs" / "javascripts").mkdir()
-    shutil.copy(ROOT / "docs" / "javascripts" / "dpguide.js", root / "docs" / "javascripts")
-    with open(root / "mkdocs.yml", "a") as config:
-        config.write("extra_javascript:\n  - javascripts/dpguide.js\n")
-    done = build(root)
-    assert done.returncode == 0, done.stdout + done.stderr
-    with serve(root / "site") as url:
+    with served_site_with_scripts(tmp_path_factory.mktemp("feedback"), {"index.md": PAGE}) as url:
         yield url
 
 

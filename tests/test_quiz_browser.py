@@ -6,13 +6,11 @@ every text field holds markup; the test hovers, clicks, answers and flips everyt
 
 from __future__ import annotations
 
-import shutil
 
 import pytest
 import yaml
 
-from conftest import ROOT
-from minisite import build, make_site
+from minisite import served_site_with_scripts
 
 PWN = '<img src=x onerror="window.__pwned=1" onmouseover="window.__pwned=2">'
 BREAK = "\"><b onmouseover=\"window.__pwned=3\">x</b></script><script>window.__pwned=4</script>"
@@ -51,16 +49,7 @@ PAGES = {
 
 @pytest.fixture(scope="module")
 def hostile_url(tmp_path_factory):
-    from sitecheck import serve
-
-    root = make_site(tmp_path_factory.mktemp("hostile"), PAGES)
-    (root / "docs" / "javascripts").mkdir()
-    shutil.copy(ROOT / "docs" / "javascripts" / "dpguide.js", root / "docs" / "javascripts")
-    with open(root / "mkdocs.yml", "a") as config:
-        config.write("extra_javascript:\n  - javascripts/dpguide.js\n")
-    done = build(root)
-    assert done.returncode == 0, done.stdout + done.stderr
-    with serve(root / "site") as url:
+    with served_site_with_scripts(tmp_path_factory.mktemp("hostile"), PAGES) as url:
         yield url
 
 

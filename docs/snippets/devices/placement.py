@@ -21,9 +21,14 @@ print("y.to('cpu') is y:", y.to("cpu") is y)   # already there: no copy, the sam
 
 model = nn.Linear(3, 1)
 weight_before = model.weight
+print("weight id before .to(torch.float64):", id(model.weight))
+model.to(torch.float64)               # a real conversion of the data, on the CPU
+print("weight id after  .to(torch.float64):", id(model.weight), "| dtype", model.weight.dtype)
+print("same weight Parameter object after the dtype change:", model.weight is weight_before)
+
 print("model on", next(model.parameters()).device)
 returned = model.to(other)            # modules move in place and return themselves
 print("after model.to(other): model on", next(model.parameters()).device,
       "| returned is model:", returned is model)
-print("same weight Parameter object as before the move:", model.weight is weight_before)
+print("same weight Parameter object after the move to meta:", model.weight is weight_before)
 # --8<-- [end:body]

@@ -13,5 +13,7 @@ for name in ("gloo", "nccl", "mpi"):
 # A one-process group (world_size=1) needs no launcher: rank and size are given explicitly.
 store = os.path.join(tempfile.mkdtemp(), "store")
 dist.init_process_group(init_method=f"file://{store}", rank=0, world_size=1)   # no backend named
-print("backend chosen per device type:", dist.get_backend_config())
+print("accelerator torch detects:", torch.accelerator.current_accelerator())
+print("get_backend():", dist.get_backend())
+print("get_backend_config():", dist.get_backend_config())
 dist.destroy_process_group()

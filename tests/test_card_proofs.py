@@ -42,7 +42,6 @@ def setup(project, cards: str):
     project.page("cards.md", deck(cards))
 
 
-@pytest.mark.skip(reason="enforced once every card of the site is proven (next commit)")
 def test_a_card_with_neither_check_nor_proof_stops_the_build_at_its_line(project):
     setup(project, "  - front: F\n    back: B\n")
     with pytest.raises(GuideError, match=r"cards.md:7: this card is not proven"):

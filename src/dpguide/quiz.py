@@ -322,6 +322,10 @@ def parse_deck(fence: Fence) -> Deck:
         if card.check and card.proof:
             raise_error((fence.page, line), "a card has check: and proof:; give one",
                         "check: runs a small program; proof: names a run on a Learn page")
+        if not card.check and not card.proof:
+            raise_error((fence.page, line), "this card is not proven: give it a check: (a small program the "
+                        "build runs, its output shown on the back) or a proof: (the run on a Learn page that shows it)",
+                        "list a page's runs with: dpguide anchors docs/learn/PAGE.md; then proof: learn/PAGE.md#run-NAME")
         if run and not card.check:
             raise_error((fence.page, _key_line(fence, "run", start)), "run: is how a card's check: runs; "
                         "this card has no check:")

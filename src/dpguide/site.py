@@ -7,10 +7,12 @@ tested) without MkDocs.
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 from .blocks import Block, collect_site, site_pages
-from .claims import ClaimChecker, InlineValue, PageClaimRenderer, PageClaims, check_site, page_aliases, scan_page
+from .claims import (ClaimChecker, InlineValue, PageClaimRenderer, PageClaims, check_site, page_aliases, prose_lines,
+                     scan_page)
 from .engine import Engine
 from .errors import AuthoringError, GuideError
 from .gpu_records import GpuRecords, RecordState
@@ -22,6 +24,8 @@ from .render import page_anchors, indent, output_tabs, replace_blocks, run_secti
 log = logging.getLogger("mkdocs.plugins.dpguide")
 
 #: how a question's answer key is proven, strongest first (shown on the question and counted by the build)
+WORDS_PER_MINUTE = 200  # a common reading speed for technical prose; code read slower is not counted
+
 PROOF_KINDS = {
     "output-compared": "compared with the printed output of a run",
     "wrong-options-fail": "wrong options each shown failing by a run",
@@ -182,7 +186,16 @@ class SiteBuild:
                 "questions_explained": counts.get("explained", 0) + counts.get("gpu-unrecorded", 0),
                 **{f"questions_{k.replace('-', '_')}": v for k, v in counts.items()},
                 "cards": cards.get("check", 0) + cards.get("proof", 0),
-                "cards_checked": cards.get("check", 0), "cards_linked": cards.get("proof", 0)}
+                "cards_checked": cards.get("check", 0), "cards_linked": cards.get("proof", 0),
+                **self.reading_minutes()}
+
+    def reading_minutes(self) -> dict[str, int]:
+        """`minutes_learn_ddp`: a Learn page's reading time, from the words of its prose at 200 a minute."""
+        found = {"reading_words_per_minute": WORDS_PER_MINUTE}
+        for path in sorted((self.engine.docs_dir / "learn").glob("*.md")):
+            words = sum(len(line.split()) for _, line in prose_lines(path.read_text(encoding="utf-8")))
+            found["minutes_learn_" + re.sub(r"\W", "_", path.stem)] = max(1, round(words / WORDS_PER_MINUTE))
+        return found
 
     # ------------------------------------------------------------------ flashcards
     def check_card_proofs(self, blocks: list[Block]) -> None:

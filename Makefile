@@ -1,7 +1,8 @@
 # The two commands of the README, each doing its own set-up on a fresh machine:
 #   make serve   build the site (a cold cache runs every block) and serve it at http://127.0.0.1:8000/
 #   make test    run every test (engine, failure matrix, every block of the site, site build, browser)
-# and for contributors: make test-fast (engine and authoring tests, no site build), make build, make lock.
+# and for contributors: make test-fast (engine and authoring tests, no site build), make build,
+# make mutation (mutation testing of the engine's core), make lock.
 #
 # Why make: it is on every Linux and macOS machine, so nothing has to be installed before the first
 # command, and its stamp files make a second run skip every set-up step whose inputs did not change.
@@ -14,7 +15,7 @@ INSTALLED := $(VENV)/.installed
 MERMAID := docs/javascripts/vendor/mermaid.min.js
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: serve build test test-fast install browser lock
+.PHONY: serve build test test-fast mutation install browser lock
 
 serve: install
 	$(VENV)/bin/mkdocs serve
@@ -27,6 +28,10 @@ test: install browser
 
 test-fast: install
 	$(VENV)/bin/python -m pytest -m "not slow and not site and not browser" tests
+
+# mutants of the engine's pure core against its fast tests; fails on a survivor not listed as equivalent
+mutation: install
+	$(VENV)/bin/python tools/mutation.py
 
 install: $(INSTALLED) $(MERMAID)
 

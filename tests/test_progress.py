@@ -21,7 +21,9 @@ def test_terminal_mode_draws_one_bar_and_keeps_failures_above_it():
     stream, lines = io.StringIO(), []
     progress = BuildProgress(2, cached=1, log=lines.append, stream=stream, tty=True)
     progress.block_started()
+    assert "0/2" in stream.getvalue() and "1 running" in stream.getvalue()     # redrawn at once
     progress.block_finished("p.md:3", 0.1, "ok")
+    assert "1/2" in stream.getvalue()
     progress.block_started()
     progress.block_finished("p.md:7", 0.1, "FAILED")
     progress.close()
@@ -29,3 +31,34 @@ def test_terminal_mode_draws_one_bar_and_keeps_failures_above_it():
     assert lines == []                        # no per-block lines: the bar replaces them
     assert "[dpguide] FAILED p.md:7" in shown
     assert "2/2" in shown and "1 cached, 1 failed" in shown and "\r" in shown
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_without_a_stream_it_reports_to_stderr_and_asks_it_whether_it_is_a_terminal(monkeypatch):
+    monkeypatch.setattr("sys.stderr", FakeTerminal())
+    progress = BuildProgress(1, cached=0, log=[].append)
+    assert progress.tty and progress._bar is not None
+    progress.close()
+    monkeypatch.setattr("sys.stderr", io.StringIO())
+    assert not BuildProgress(1, cached=0, log=[].append).tty
+
+
+def test_counts_start_at_zero_seconds_and_messages_reach_the_log_in_plain_mode():
+    lines = []
+    progress = BuildProgress(4, cached=2, log=lines.append, tty=False)
+    assert progress.counts() == "0/4 run, 0 running, 2 cached, 0 failed, 0s"
+    progress.say("[dpguide] RETRY x")
+    progress.close()
+    progress.close()                                  # closing twice, or without a bar, is harmless
+    assert lines == ["[dpguide] RETRY x"]
+
+
+def test_a_closed_bar_can_be_closed_again():
+    progress = BuildProgress(1, cached=0, log=[].append, stream=FakeTerminal(), tty=True)
+    progress.close()
+    progress.close()
+    assert progress._bar is None

@@ -190,7 +190,15 @@ class SiteBuild:
                 **self.reading_minutes()}
 
     def reading_minutes(self) -> dict[str, int]:
-        """`minutes_learn_ddp`: a Learn page's reading time, from the words of its prose at 200 a minute."""
+        """`minutes_learn_ddp`: a Learn page's reading time, from the words of its prose at 200 a minute.
+
+        Read once per build: every page's claims renderer asks for the site facts.
+        """
+        if getattr(self, "_reading_minutes", None) is None:
+            self._reading_minutes = self._count_reading_minutes()
+        return self._reading_minutes
+
+    def _count_reading_minutes(self) -> dict[str, int]:
         found = {"reading_words_per_minute": WORDS_PER_MINUTE}
         for path in sorted((self.engine.docs_dir / "learn").glob("*.md")):
             words = sum(len(line.split()) for _, line in prose_lines(path.read_text(encoding="utf-8")))

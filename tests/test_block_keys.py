@@ -1,0 +1,178 @@
+"""Cache keys and block resolution, without running a block: what goes into a key, what never may.
+
+Fast: blocks are resolved in memory and from a temporary snippets folder. test_engine_cache.py checks
+the same promises through real builds (an edited block re-runs exactly that block).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import replace
+
+import pytest
+
+from dpguide import ENGINE_VERSION
+from dpguide.blocks import INLINE_SCRIPT, collect_site, compute_key, site_pages
+from dpguide.errors import AuthoringError
+from unit_blocks import ENVIRONMENT, block_of
+
+
+@pytest.fixture
+def snippets(tmp_path):
+    folder = tmp_path / "docs" / "snippets"
+    (folder / "topic").mkdir(parents=True)
+    (folder / "topic" / "helper.py").write_text("VALUE = 1\n")
+    (folder / "topic" / "main.py").write_text(textwrap.dedent("""\
+        #| run: torchrun --standalone --nproc-per-node=2 main.py
+        import helper
+        # --8<-- [start:part]
+        print(helper.VALUE)
+        # --8<-- [end:part]
+        """))
+    return folder
+
+
+# ----------------------------------------------------------------------------- what the key holds
+def test_the_code_is_in_the_key():
+    assert block_of("", "print('first')").key != block_of("", "print('second')").key
+
+
+def test_the_environment_is_in_the_key():
+    assert block_of("", "print(1)").key != block_of("", "print(1)", environment={**ENVIRONMENT, "torch": "2.14"}).key
+
+
+@pytest.mark.parametrize("options", ['launch="torchrun" nproc="2"', 'expect="fail"', 'args="5"', 'fresh="true"',
+                                     'threads-at-exit="expected"', 'device="any"'])
+def test_every_launch_setting_is_in_the_key(options):
+    assert block_of(options, "print(1)").key != block_of("", "print(1)").key
+
+
+def test_display_options_and_the_page_line_are_not_in_the_key():
+    plain = block_of("", "print(1)")
+    assert block_of('title="t" hl_lines="1"', "print(1)").key == plain.key
+    assert block_of("", "print(1)", prose_lines=7, page="other.md").key == plain.key
+
+
+def test_the_key_is_recomputed_from_its_parts():
+    block = block_of("", "print(1)")
+    assert compute_key(block, ENVIRONMENT) == block.key and len(block.key) == 64
+    for name, changed in [("script", replace(block, script="other.py", files={"other.py": block.code})),
+                          ("deps", replace(block, deps={"helper.py": "0"})),
+                          ("options", replace(block, options=replace(block.options, max_restarts=1)))]:
+        assert compute_key(changed, ENVIRONMENT) != block.key, name
+
+
+def test_the_engine_version_is_in_the_key(monkeypatch):
+    block = block_of("", "print(1)")
+    monkeypatch.setattr("dpguide.blocks.ENGINE_VERSION", ENGINE_VERSION + "-next")
+    assert compute_key(block, ENVIRONMENT) != block.key
+
+
+def test_an_imported_helper_is_in_the_key_of_its_importer(snippets):
+    before = block_of("", '--8<-- "topic/main.py"', snippets)
+    (snippets / "topic" / "helper.py").write_text("VALUE = 2\n")
+    after = block_of("", '--8<-- "topic/main.py"', snippets)
+    assert after.key != before.key and after.code == before.code and set(after.deps) == {"topic/helper.py"}
+
+
+# ----------------------------------------------------------------------------- resolution
+def test_an_inline_block_runs_as_block_py():
+    block = block_of("", "print(1)")
+    assert block.script == INLINE_SCRIPT and block.code == b"print(1)\n" and block.snippet is None
+    assert block.label == "page.md:1" and block.identity == "page.md:1" and block.reader_command == "python block.py"
+
+
+def test_an_included_snippet_takes_its_header_and_files(snippets):
+    block = block_of("", '--8<-- "topic/main.py"', snippets, page="learn/x.md")
+    assert block.script == "topic/main.py" and block.options.launch == "torchrun" and block.options.nproc == 2
+    assert set(block.files) == {"topic/main.py", "topic/helper.py"}
+    assert block.label == "learn/x.md:1 (docs/snippets/topic/main.py)"
+    assert block.identity == "topic/main.py@torchrun-2x1"
+    assert block.reader_command == "torchrun --standalone --nproc-per-node=2 main.py"
+
+
+def test_fence_options_override_the_header(snippets):
+    block = block_of('nproc="4"', '--8<-- "topic/main.py"', snippets)
+    assert block.options.nproc == 4 and block.identity == "topic/main.py@torchrun-4x1"
+
+
+def test_a_section_include_runs_the_whole_file(snippets):
+    whole = block_of("", '--8<-- "topic/main.py"', snippets)
+    part = block_of("", '--8<-- "topic/main.py:part"', snippets)
+    assert part.code == whole.code and part.key == whole.key
+
+
+def test_a_python_snippet_identity_has_no_rank_count(snippets):
+    (snippets / "topic" / "single.py").write_text("print(1)\n")
+    assert block_of("", '--8<-- "topic/single.py"', snippets).identity == "topic/single.py@python"
+
+
+def test_a_missing_include_names_the_include_line(snippets):
+    with pytest.raises(AuthoringError) as info:
+        block_of("", '--8<-- "topic/nope.py"', snippets, prose_lines=2)
+    assert (info.value.path, info.value.line) == ("page.md", 4) and "does not exist" in str(info.value)
+    assert "docs/snippets/topic/nope.py" in str(info.value)
+
+
+def test_a_missing_section_lists_the_sections_there(snippets):
+    with pytest.raises(AuthoringError) as info:
+        block_of("", '--8<-- "topic/main.py:other"', snippets)
+    assert info.value.line == 2 and "no section 'other'" in str(info.value) and "sections there: part" in str(info.value)
+
+
+def test_a_bad_snippet_header_names_the_snippet_file_and_line(snippets):
+    (snippets / "topic" / "bad.py").write_text("#| launch: python\n#| nprocs: 2\nprint(1)\n")
+    with pytest.raises(AuthoringError) as info:
+        block_of("", '--8<-- "topic/bad.py"', snippets)
+    assert "docs/snippets/topic/bad.py" in str(info.value)
+
+
+def test_quiz_and_card_labels_name_their_owner():
+    block = block_of("", "print(1)")
+    block.role = ("q-one", "option-1")
+    assert block.label == "page.md:1 (question q-one, option-1)" and block.identity == "quiz-q-one-option-1"
+    block.role = ("deck", "card-0")
+    assert block.label == "page.md:1 (deck deck, card-0)"
+
+
+# ----------------------------------------------------------------------------- the whole site
+def test_site_pages_skip_snippets_and_underscore_folders(tmp_path):
+    docs = tmp_path / "docs"
+    for name in ["index.md", "learn/a.md", "snippets/x/readme.md", "_templates/t.md", "learn/_draft/b.md"]:
+        (docs / name).parent.mkdir(parents=True, exist_ok=True)
+        (docs / name).write_text("# x\n")
+    assert list(site_pages(docs)) == ["index.md", "learn/a.md"]
+
+
+QUESTION = """
+```quiz
+id: {id}
+type: fill-blank
+difficulty: easy
+prompt: Fill the blank.
+code: |
+  print([[1]])
+answers: {{1: "1"}}
+bank: ["1", "2"]
+hint: h
+explanation: the blank holds 1
+run: python
+```
+"""
+
+
+def test_collect_site_gathers_every_error_and_gives_bank_runs_any_outcome(tmp_path):
+    docs = tmp_path / "docs"
+    (docs / "snippets").mkdir(parents=True)
+    pages = {"a.md": QUESTION.format(id="q1") + '\n```python\n--8<-- "nope.py"\n```\n',
+             "b.md": QUESTION.format(id="q1")}
+    blocks, errors, questions, decks = collect_site(docs, ENVIRONMENT, pages)
+    messages = [str(e) for e in errors]
+    assert len(errors) == 2 and "does not exist" in messages[0] and "already used at a.md:2" in messages[1]
+    assert [q.id for q in questions] == ["q1", "q1"] and decks == []
+    roles = sorted(block.role[1] for block in blocks if block.page == "a.md")
+    assert roles == ["answer", "bank-1-1"]
+    bank = next(block for block in blocks if block.role == ("q1", "bank-1-1"))
+    answer = next(block for block in blocks if block.role == ("q1", "answer"))
+    assert bank.options.outcome_any and not answer.options.outcome_any
+    assert bank.key == compute_key(bank, ENVIRONMENT) != answer.key

@@ -1,0 +1,255 @@
+"""The HTML of practice questions and flashcard decks, from parsed fences and results built in memory.
+
+Fast: nothing runs. What a learner sees is asserted piece by piece: the meta line, the options or
+bank, the solution with its real runs, the widget data, and every card with its proof.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from dpguide.quiz import parse_page
+from dpguide.quiz_render import PROOF_LABELS, bank_outcome, code_with_blanks, error_text, escape, inline, \
+    json_script, output_text, render_deck, render_question, solution_html
+from unit_blocks import line, result_of
+
+CHOICE = """```quiz
+id: pick
+type: choice
+difficulty: medium
+prompt: Pick `torch.nn.Linear`.
+code: |
+  print(1)
+run: python
+hint: look
+mistakes: [a `slip`]
+options:
+  - text: first
+    why: not this
+    code: raise KeyError('k')
+  - text: second
+    correct: true
+  - text: third
+    why: nor this
+solution:
+  steps: [one, two]
+  answer: because
+  check: try it
+```
+"""
+FILL = """```quiz
+id: gap
+type: fill-blank
+difficulty: easy
+prompt: Fill <it>.
+code: |
+  x = [[1]] < [[2]]
+answers: {1: a, 2: b}
+bank: [a, b, c]
+hint: h
+explanation: see `x`
+run: python
+```
+"""
+
+
+def question(text):
+    return parse_page("p.md", text)[0][0]
+
+
+def py(lines, returncode=0, **kw):
+    return result_of([line("python", t, s) for s, t in lines], launch="python", returncode=returncode, **kw)
+
+
+RAISED = py([("stderr", "Traceback (most recent call last):"), ("stderr", '  File "x", line 1'),
+             ("stderr", "KeyError: 'k'")], returncode=1)
+
+
+def widget_data(html_text: str, css_class: str) -> dict:
+    match = re.search(rf'<script type="application/json" class="{css_class}">(.*?)</script>', html_text)
+    return json.loads(match[1])
+
+
+# ----------------------------------------------------------------------------- pieces
+def test_escape_covers_markup_quotes_and_link_brackets():
+    assert escape("<a href=\"x\">'[y]'&") == "&lt;a href=&quot;x&quot;&gt;&#x27;&#91;y&#93;&#x27;&amp;"
+
+
+def test_inline_keeps_code_spans_and_links_only_the_named_ones():
+    assert inline("a `b<` c `d` ``") == "a <code>b&lt;</code> c <code>d</code> ``"
+    assert inline("`d`", {"d": "https://x/?a=1&b"}) == '<a href="https://x/?a=1&amp;b"><code>d</code></a>'
+
+
+def test_json_script_cannot_be_closed_by_its_data():
+    out = json_script({"t": "</script>&"}, "k")
+    assert out == '<script type="application/json" class="k">{"t": "\\u003c/script\\u003e\\u0026"}</script>'
+    assert json.loads(out.split(">", 1)[1].rsplit("<", 1)[0]) == {"t": "</script>&"}
+
+
+def test_code_with_blanks_marks_each_blank_and_escapes_the_rest():
+    assert code_with_blanks("a<[[1]]>[[22]]") == ('a&lt;<span class="dpg-blank" data-blank="1">[1]</span>&gt;'
+                                                  '<span class="dpg-blank" data-blank="22">[22]</span>')
+
+
+def test_output_text_labels_ranks_but_not_a_single_process():
+    assert output_text(py([("stdout", "a"), ("stderr", "b")])) == "a\nb"
+    assert output_text(result_of([line("rank 1", "x"), line("rank 0", "y")])) == "[rank 1] x\n[rank 0] y"
+
+
+def test_error_text_names_the_exception_and_for_ranks_where():
+    assert error_text(RAISED) == "KeyError: 'k'"
+    ranked = result_of([line("rank 1", t.text, "stderr") for t in RAISED.lines], returncode=1)
+    assert error_text(ranked) == "KeyError: 'k' (raised on rank 1)"
+    assert error_text(py([("stderr", "usage: x")], returncode=2)) == "python's last error line: usage: x; exit status 2"
+
+
+def test_bank_outcome_says_how_a_wrong_item_behaved():
+    answer = py([("stdout", "1"), ("stdout", "2")])
+    assert bank_outcome(RAISED, answer) == "fails: KeyError: 'k'"
+    assert bank_outcome(py([("stdout", "1"), ("stdout", "3")]), answer) == "runs, but prints `3` where the answer prints `2`"
+    assert bank_outcome(py([("stdout", "1"), ("stdout", "2"), ("stdout", "9")]), answer) == \
+        "runs, but prints `9` where the answer prints nothing more"
+    assert bank_outcome(py([("stdout", "1")]), answer) == "runs, but prints less than the answer"
+    assert bank_outcome(py([("stdout", "1")]), None) == "runs"
+
+
+# ----------------------------------------------------------------------------- a choice question
+def test_a_choice_question_shows_meta_prompt_code_options_and_hint():
+    q = question(CHOICE)
+    out = render_question(q, None, {0: RAISED}, None, 4, proof="wrong-options-fail")
+    assert out.startswith('<div class="dpg-quiz" id="q-pick" data-quiz-id="pick" data-type="choice">\n')
+    assert ('<p class="dpg-quiz-meta"><span class="dpg-quiz-number">Question 4</span> · Multiple choice · '
+            '<span class="dpg-difficulty dpg-difficulty-medium">medium</span> · <span class="dpg-proof-kind '
+            f'dpg-proof-wrong-options-fail">{PROOF_LABELS["wrong-options-fail"]}</span></p>') in out
+    assert '<p class="dpg-quiz-prompt">Pick <code>torch.nn.Linear</code>.</p>' in out
+    assert '<pre class="dpg-quiz-code"><code>print(1)\n</code></pre>' in out
+    assert '<ol class="dpg-quiz-options" type="A"><li>first</li><li>second</li><li>third</li></ol>' in out
+    assert '<div class="dpg-quiz-widget"></div>' in out
+    assert '<details class="dpg-quiz-hint"><summary>Hint</summary><p>look</p></details>' in out
+    assert out.endswith("</div>")
+    assert widget_data(out, "dpg-quiz-data") == {
+        "id": "pick", "type": "choice", "hint": "look",
+        "options": [{"text": "first", "correct": False, "why": "not this", "error": "KeyError: 'k'"},
+                    {"text": "second", "correct": True, "why": "", "error": None},
+                    {"text": "third", "correct": False, "why": "nor this", "error": None}]}
+
+
+def test_without_a_proof_kind_the_meta_line_has_none():
+    assert "dpg-proof-kind" not in render_question(question(CHOICE), None, {}, None, 1)
+
+
+def test_a_choice_solution_gives_steps_answer_check_and_real_errors():
+    q = question(CHOICE)
+    out = solution_html(q, py([("stdout", "1")]), {0: RAISED}, None)
+    assert out.startswith('<details class="dpg-quiz-solution"><summary>Solution</summary>') and out.endswith("</details>")
+    assert '<ol class="dpg-steps"><li>one</li><li>two</li></ol>' in out
+    assert "<p><strong>Answer:</strong> B. second — because</p>" in out
+    assert "<p><strong>Quick check:</strong> try it</p>" in out
+    assert ('<p><strong>Why not the others</strong></p><ul><li><strong>A.</strong> not this<br>'
+            '<span class="dpg-real-error">Real error when run: <code>KeyError: &#x27;k&#x27;</code></span></li>'
+            "<li><strong>C.</strong> nor this</li></ul>") in out
+    assert "<p><strong>Common mistakes</strong></p><ul><li>a <code>slip</code></li></ul>" in out
+    assert ('<p class="dpg-proof"><strong>Proof by running it</strong> (<code>python x.py</code>, run by the site '
+            'build):</p><pre class="dpg-proof-output"><code>1</code></pre>') in out
+
+
+def test_the_proof_command_names_the_solution_file():
+    answer = py([("stdout", "1")])
+    answer.reader_command = "torchrun --standalone --nproc-per-node=2 block.py"
+    assert "<code>torchrun --standalone --nproc-per-node=2 solution.py</code>" in solution_html(
+        question(CHOICE), answer, {}, None)
+
+
+def test_a_question_not_run_says_so_and_shows_no_proof():
+    q = question(CHOICE.replace("  answer: because\n  check: try it\n", ""))
+    out = solution_html(q, None, {}, "Explained, <not> run.")
+    assert '<p class="dpg-unverified">Explained, &lt;not&gt; run.</p>' in out
+    assert "Proof by running it" not in out and "Quick check" not in out and "<p><strong>Answer:</strong> B. second</p>" in out
+    assert "dpg-unverified" not in solution_html(q, None, {}, None)
+
+
+# ----------------------------------------------------------------------------- a fill-in
+def test_a_fill_in_shows_its_bank_and_answers_and_rules_out_the_other_items():
+    q = question(FILL)
+    answer = py([("stdout", "True")])
+    bank_runs = {(1, "b"): RAISED, (1, "c"): py([("stdout", "False")]), (2, "a"): py([("stdout", "True")])}
+    out = render_question(q, answer, {}, None, 2, bank_runs=bank_runs)
+    assert "Fill in the blanks" in out and '<p class="dpg-quiz-prompt">Fill &lt;it&gt;.</p>' in out
+    assert '<ul class="dpg-quiz-bank"><li><code>a</code></li><li><code>b</code></li><li><code>c</code></li></ul>' in out
+    assert ("<p><strong>Answers</strong></p><pre><code>&#91;1&#93; → a\n&#91;2&#93; → b</code></pre><p>see <code>x</code></p>") in out
+    assert ("<p><strong>The other choices, really run</strong></p><ul>"
+            "<li>[1] <code>b</code>: fails: KeyError: &#x27;k&#x27;</li>"
+            "<li>[1] <code>c</code>: runs, but prints <code>False</code> where the answer prints <code>True</code></li>"
+            "<li>[2] <code>a</code>: runs, but prints less than the answer</li></ul>") in out
+    data = widget_data(out, "dpg-quiz-data")
+    assert data["bank"] == ["a", "b", "c"] and data["answers"] == {"1": "a", "2": "b"} and data["attempts"] == 3
+    assert data["outcomes"] == {"1": {"b": "fails: KeyError: 'k'",
+                                      "c": "runs, but prints `False` where the answer prints `True`"},
+                                "2": {"a": "runs, but prints less than the answer"}}
+
+
+def test_a_fill_in_without_bank_runs_lists_no_other_choices():
+    out = render_question(question(FILL), None, {}, None, 1)
+    assert "The other choices" not in out and widget_data(out, "dpg-quiz-data")["outcomes"] == {"1": {}, "2": {}}
+
+
+# ----------------------------------------------------------------------------- claims hooks
+class Claims:
+    """Stands in for claims.PageClaimRenderer: inline values upper-cased, one linked name."""
+    linked = 0
+
+    def text(self, value):
+        return value.replace("{python} 1+1", "2")
+
+    def url_for(self, code):
+        return "https://ref/Linear" if code == "torch.nn.Linear" else None
+
+
+def test_claims_compute_inline_values_and_link_torch_names_in_questions():
+    claims = Claims()
+    q = question(CHOICE.replace("hint: look", "hint: '{python} 1+1'"))
+    out = render_question(q, None, {}, None, 1, claims=claims)
+    assert '<a href="https://ref/Linear"><code>torch.nn.Linear</code></a>' in out and "<p>2</p>" in out
+    assert claims.linked == 1
+
+
+# ----------------------------------------------------------------------------- a deck
+DECK = """```flashcards
+id: cards-x
+title: T <x>
+cards:
+  - front: What is `torch.nn.Linear`?
+    back: A layer.
+    page: learn/ddp.md
+    check: print(1)
+  - front: Two
+    back: '{python} 1+1'
+    proof: learn/ddp.md#run-a
+```
+"""
+
+
+def test_a_deck_shows_every_card_with_its_lesson_and_proof():
+    deck = parse_page("p.md", DECK)[1][0]
+    proofs = [{"output": "1 <", "command": "python check.py"}, {"proof": "learn/ddp.md#run-a"}]
+    out = render_deck(deck, lambda page: "../" + page.replace(".md", "/"), Claims(), proofs)
+    assert out.startswith('<div class="dpg-deck" id="deck-cards-x" data-deck-id="cards-x">\n'
+                          '<p class="dpg-deck-meta">2 cards</p>\n<div class="dpg-deck-widget"></div>\n')
+    assert ('<li><details><summary>What is <a href="https://ref/Linear"><code>torch.nn.Linear</code></a>?</summary>'
+            '<p>A layer. <a href="../learn/ddp/">Read the lesson</a></p><p class="dpg-card-check">Checked by a run '
+            '(<code>python check.py</code>, run by the site build):</p><pre class="dpg-card-output"><code>1 &lt;'
+            "</code></pre></details></li>") in out
+    assert ('<li><details><summary>Two</summary><p>2 <a class="dpg-card-proof" href="../learn/ddp/#run-a">'
+            "See the run that proves it</a></p></details></li>") in out
+    data = widget_data(out, "dpg-deck-data")
+    assert data == {"id": "cards-x", "title": "T <x>", "cards": [
+        {"front": "What is `torch.nn.Linear`?", "back": "A layer.", "href": "../learn/ddp/", "check": "1 <",
+         "command": "python check.py"},
+        {"front": "Two", "back": "2", "href": None, "proof": "../learn/ddp/#run-a"}]}
+
+
+def test_a_deck_without_proofs_or_claims_still_renders_every_card():
+    deck = parse_page("p.md", DECK)[1][0]
+    out = render_deck(deck, lambda page: page)
+    assert out.count("<li><details>") == 2 and "dpg-card-check" not in out and "{python} 1+1" in out

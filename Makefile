@@ -1,7 +1,8 @@
 # The two commands of the README, each doing its own set-up on a fresh machine:
 #   make serve   build the site (a cold cache runs every block) and serve it at http://127.0.0.1:8000/
 #   make test    run every test (engine, failure matrix, every block of the site, site build, browser)
-# and for contributors: make test-fast (engine and authoring tests, no site build), make build,
+# and for contributors: make test-fast (pure engine and authoring tests, seconds), make test-engine
+# (every engine test, real torch processes included, no site build), make build,
 # make mutation (mutation testing of the engine's core), make lock.
 #
 # Why make: it is on every Linux and macOS machine, so nothing has to be installed before the first
@@ -15,7 +16,7 @@ INSTALLED := $(VENV)/.installed
 MERMAID := docs/javascripts/vendor/mermaid.min.js
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: serve build test test-fast mutation install browser lock
+.PHONY: serve build test test-fast test-engine mutation install browser lock
 
 serve: install
 	$(VENV)/bin/mkdocs serve
@@ -26,7 +27,11 @@ build: install
 test: install browser
 	$(VENV)/bin/python -m pytest tests README.md --codeblocks
 
+# the pure tests: keys, options, rendering, quiz parsing and HTML, GPU record states, claims links
 test-fast: install
+	$(VENV)/bin/python -m pytest -m unit tests
+
+test-engine: install
 	$(VENV)/bin/python -m pytest -m "not slow and not site and not browser" tests
 
 # mutants of the engine's pure core against its fast tests; fails on a survivor not listed as equivalent

@@ -107,10 +107,27 @@ def pytest_collection_modifyitems(items):
         whole_site = bool(WHOLE_SITE_FIXTURES & set(getattr(item, "fixturenames", ())))
         if whole_site and not item.get_closest_marker("timeout"):
             item.add_marker(pytest.mark.timeout(WHOLE_SITE_TIMEOUT_S))
-        if whole_site:      # `make test-fast` leaves these out: they build or run the whole site
+        if whole_site:      # `make test-engine` leaves these out: they build or run the whole site
             item.add_marker(pytest.mark.site)
         if "browser" in Path(str(item.fspath)).name:
             item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(autouse=True)
+def unit_tests_start_no_process(request, monkeypatch):
+    """A test marked `unit` (the `make test-fast` subset) fails if it forks or starts a process."""
+    if request.node.get_closest_marker("unit") is None:
+        return
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a unit test started a process: drop its `unit` mark or keep it in memory")
+
+    import os
+    import subprocess
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", refuse)
+    monkeypatch.setattr(os, "fork", refuse)
+    monkeypatch.setattr(os, "posix_spawn", refuse)
 
 
 @pytest.fixture

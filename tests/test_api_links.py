@@ -4,6 +4,8 @@ import pytest
 
 from dpguide.api_links import DOCS, api_url
 
+pytestmark = pytest.mark.unit   # pure: `make test-fast` runs it; starting a process fails it (conftest.py)
+
 CASES = [
     # modules documented on one page, on a page named after them, or on their parent's page
     ("torch.distributed", "module", None, "distributed.html"),

@@ -6,6 +6,8 @@ import pytest
 
 from dpguide.errors import GuideError
 
+pytestmark = pytest.mark.unit   # pure: `make test-fast` runs it; starting a process fails it (conftest.py)
+
 
 def collect_error(project, page: str, snippets: dict[str, str] = {}) -> str:
     for name, code in snippets.items():

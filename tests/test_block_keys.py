@@ -16,6 +16,8 @@ from dpguide.blocks import INLINE_SCRIPT, collect_site, compute_key, site_pages
 from dpguide.errors import AuthoringError
 from unit_blocks import ENVIRONMENT, block_of
 
+pytestmark = pytest.mark.unit   # pure: `make test-fast` runs it; starting a process fails it (conftest.py)
+
 
 @pytest.fixture
 def snippets(tmp_path):
@@ -176,3 +178,70 @@ def test_collect_site_gathers_every_error_and_gives_bank_runs_any_outcome(tmp_pa
     answer = next(block for block in blocks if block.role == ("q1", "answer"))
     assert bank.options.outcome_any and not answer.options.outcome_any
     assert bank.key == compute_key(bank, ENVIRONMENT) != answer.key
+
+
+# ----------------------------------------------------------------------------- exact details (mutation testing)
+def test_an_inline_block_has_no_dependencies():
+    assert block_of("", "print(1)").deps == {}
+
+
+def test_an_imported_helper_travels_with_its_bytes(snippets):
+    block = block_of("", '--8<-- "topic/main.py"', snippets)
+    assert block.files["topic/helper.py"] == b"VALUE = 1\n"
+
+
+def test_a_header_error_names_the_header_line(snippets):
+    (snippets / "topic" / "bad.py").write_text('"""doc"""\n#| launch: torchrun\n#| nprocs: 2\nprint(1)\n')
+    with pytest.raises(AuthoringError) as info:
+        block_of("", '--8<-- "topic/bad.py"', snippets)
+    assert info.value.path == "docs/snippets/topic/bad.py" and info.value.line == 2
+
+
+def test_section_lists_name_none_or_every_section(snippets):
+    (snippets / "topic" / "plain.py").write_text("print(1)\n")
+    with pytest.raises(AuthoringError) as info:
+        block_of("", '--8<-- "topic/plain.py:x"', snippets)
+    assert info.value.fix.startswith("sections there: none; mark one with")
+    (snippets / "topic" / "two.py").write_text("# --8<-- [start:b]\n# --8<-- [end:b]\n# --8<-- [start:a]\n# --8<-- [end:a]\n")
+    with pytest.raises(AuthoringError) as info:
+        block_of("", '--8<-- "topic/two.py:x"', snippets)
+    assert info.value.fix.startswith("sections there: a, b; mark one with")
+
+
+DECK = """
+```flashcards
+id: {id}
+title: T
+cards:
+  - front: f
+    back: b
+    check: print(2)
+```
+"""
+
+
+def test_collect_site_goes_on_after_each_error_and_keeps_every_key_and_deck(tmp_path):
+    docs = tmp_path / "docs"
+    (docs / "snippets").mkdir(parents=True)
+    broken_quiz = "```quiz\nid: [\n```\n"
+    pages = {"a.md": broken_quiz,
+             "b.md": '```python\n--8<-- "nope.py"\n```\n\n```python\nprint(1)\n```\n' + DECK.format(id="d1"),
+             "c.md": QUESTION.format(id="q1").replace("run: python", "run: torchrun") + QUESTION.format(id="q2")
+             + DECK.format(id="d2")}
+    blocks, errors, questions, decks = collect_site(docs, ENVIRONMENT, pages)
+    assert [(e.path, e.line) for e in errors] == [("a.md", 3), ("b.md", 2), ("c.md", 2)]
+    assert errors[1].fix.startswith("create docs/snippets/nope.py")
+    assert [d.id for d in decks] == ["d1", "d2"] and [q.id for q in questions] == ["q1", "q2"]
+    found = sorted((b.page, b.line, b.role) for b in blocks)
+    assert found == [("b.md", 5, ()), ("b.md", 13, ("d1", "card-0")), ("c.md", 16, ("q2", "answer")),
+                     ("c.md", 16, ("q2", "bank-1-1")), ("c.md", 34, ("d2", "card-0"))]
+    assert all(b.key == compute_key(b, ENVIRONMENT) for b in blocks)
+
+
+def test_a_repeated_id_is_reported_where_it_repeats(tmp_path):
+    docs = tmp_path / "docs"
+    (docs / "snippets").mkdir(parents=True)
+    _, errors, _, _ = collect_site(docs, ENVIRONMENT, {"a.md": DECK.format(id="x"), "b.md": "\n" + DECK.format(id="x")})
+    [error] = errors
+    assert (error.path, error.line, error.problem, error.fix) == ("b.md", 3, "id 'x' is already used at a.md:2",
+                                                                  "give every question and deck a unique id")

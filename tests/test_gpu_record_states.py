@@ -16,6 +16,8 @@ from dpguide.gpu_records import PROVENANCE_FIELDS, SCHEMA, GpuRecords, RecordSta
     validate_record
 from unit_blocks import block_of, line, result_of
 
+pytestmark = pytest.mark.unit   # pure: `make test-fast` runs it; starting a process fails it (conftest.py)
+
 PROVENANCE = {"gpu_name": "H200", "gpu_count": 2, "driver": "570.1", "cuda": "12.8", "torch": "2.13.0",
               "nccl": "2.27.3", "python": "3.12.3", "date": "2026-12-04T01:02:03+00:00"}
 CODE = "import torch\nprint(torch.cuda.device_count())"
@@ -165,3 +167,28 @@ def test_provenance_line_states_every_fact():
     text = RecordState("recorded", None, provenance=PROVENANCE).provenance_line()
     assert text == ("recorded on 2 x H200 · torch 2.13.0 · CUDA 12.8 · NCCL 2.27.3 · driver 570.1 · "
                     "2026-12-04T01:02:03+00:00")
+
+
+# ----------------------------------------------------------------------------- exact reasons (mutation testing)
+def test_reasons_are_stated_exactly(tmp_path):
+    records, block, path = write(tmp_path)
+    assert records.state(gpu_block(CODE + "\n")).reason == "the code or its launch settings changed after it was recorded"
+    assert records.state(gpu_block(CODE + "\n")).path == path
+    path.write_text("[]")
+    assert (records.state(block).reason, records.state(block).path) == ("unknown schema", path)
+    path.write_text("{")
+    assert records.state(block).path == path
+    data = valid_record()
+    data["digest"] = "0" * 64
+    with pytest.raises(ValueError, match=r"^digest does not match its content \(edited by hand or truncated\)$"):
+        validate_record(data)
+    data = valid_record()
+    del data["provenance"]["gpu_name"], data["provenance"]["cuda"]
+    with pytest.raises(ValueError, match="^provenance lacks gpu_name, cuda$"):
+        validate_record(resealed(data))
+    with pytest.raises(ValueError, match="^unknown schema$"):
+        validate_record({})
+
+
+def test_record_names_keep_capital_letters():
+    assert record_name(gpu_block(page="Learn/DDP.md")) == "Learn_DDP.md_1.json"

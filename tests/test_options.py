@@ -9,6 +9,8 @@ from dpguide.errors import AuthoringError
 from dpguide.options import (DEFAULT_TIMEOUT_S, KNOWN_OPTIONS, BlockOptions, apply_options,
                              options_from_command)
 
+pytestmark = pytest.mark.unit   # pure: `make test-fast` runs it; starting a process fails it (conftest.py)
+
 WHERE = ("learn/x.md", 12)
 TORCH = {"launch": "torchrun", "nproc": "2"}
 RAN = {"launch": "torchrun", "nproc": 2}

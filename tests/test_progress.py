@@ -2,7 +2,11 @@
 
 import io
 
+import pytest
+
 from dpguide.progress import BuildProgress
+
+pytestmark = pytest.mark.unit   # pure: `make test-fast` runs it; starting a process fails it (conftest.py)
 
 
 def test_plain_mode_writes_one_line_per_block_with_every_count():

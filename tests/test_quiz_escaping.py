@@ -18,6 +18,8 @@ from dpguide.errors import AuthoringError
 from dpguide.quiz import parse_page
 from dpguide.quiz_render import render_deck, render_question
 
+pytestmark = pytest.mark.unit   # pure: `make test-fast` runs it; starting a process fails it (conftest.py)
+
 TAG = '"><img src=x onerror=alert(1)>'
 QUOTE = 'deck1" onmouseover="alert(6)" x="'
 CLOSE = "</script><script>alert(2)</script>"

@@ -12,6 +12,8 @@ import pytest
 from dpguide.errors import AuthoringError
 from dpguide.quiz import find_fences, parse_page, quiz_fenced_blocks, card_fenced_blocks, wrong_bank_items
 
+pytestmark = pytest.mark.unit   # pure: `make test-fast` runs it; starting a process fails it (conftest.py)
+
 CHOICE = """```quiz
 id: q1
 type: choice

@@ -13,6 +13,9 @@ from dpguide.quiz import parse_page
 from dpguide.quiz_render import PROOF_LABELS, bank_outcome, code_with_blanks, error_text, escape, inline, \
     json_script, output_text, render_deck, render_question, solution_html
 from unit_blocks import line, result_of
+import pytest
+
+pytestmark = pytest.mark.unit   # pure: `make test-fast` runs it; starting a process fails it (conftest.py)
 
 CHOICE = """```quiz
 id: pick

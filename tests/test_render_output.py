@@ -14,6 +14,8 @@ from dpguide.render import MERGED_NOTE, MERGED_TAB, anchor_base, code_box, comma
     output_boxes, output_tabs, page_anchors, provenance, replace_blocks, run_section, skipped_section, source_block
 from unit_blocks import block_of, gap, line, result_of
 
+pytestmark = pytest.mark.unit   # pure: `make test-fast` runs it; starting a process fails it (conftest.py)
+
 
 def tab_bodies(markdown: list[str]) -> dict[str, str]:
     """Tab title -> the text inside that tab (indented lines, dedented)."""
@@ -222,3 +224,73 @@ def test_tabs_per_node_count(nnodes):
     block = replace(block)
     titles = [s for s in run_section(block, result_of([line("rank 0", "x")])) if s.startswith('=== "')]
     assert ('=== "rank 1"' in titles) == (nnodes == 1)
+
+
+# ----------------------------------------------------------------------------- exact shapes (mutation testing)
+def test_blank_lines_inside_tabs_stay_empty():
+    out = output_tabs(result_of(TWO_RANKS))
+    assert "" in out and not any(text.strip() == "" and text for text in out)
+
+
+def test_a_python_run_that_left_processes_keeps_its_output_and_adds_the_note():
+    out = output_tabs(result_of([line("python", "x")], launch="python", background_ended=2))
+    assert out == ['```text title="Output"', "x", "```", "", '!!! note "Processes left running"', "",
+                   "    When the program ended, 2 process(es) it had started were still running; the build ended them."]
+
+
+def test_an_empty_torchrun_run_is_exactly_one_empty_merged_tab_and_the_sentence():
+    assert output_tabs(result_of([])) == [f'=== "{MERGED_TAB}"', "", "    *Nothing printed.*", "", "    " + MERGED_NOTE,
+                                          "", "*No rank printed anything.*"]
+
+
+def test_the_first_raiser_without_a_root_cause_is_the_first_rank():
+    lines = [line(r, t, "stderr") for r, kind in (("rank 0", "KeyError: a"), ("rank 1", "ValueError: b"))
+             for t in [*TRACEBACK, kind]]
+    assert failure_note(result_of(lines, returncode=1))[0] == '!!! failure "Fails as intended: KeyError on rank 0"'
+
+
+def test_provenance_without_machine_facts_says_what_is_unknown():
+    text = provenance(block_of("", "print(1)"), result_of([], duration=0.5))
+    assert text == ('<p class="dpg-provenance">Real run, an unrecorded date · torch ? · Python ? on CPU (?) · '
+                    "one python process · 0.50 s</p>")
+
+
+def test_run_section_is_exactly_command_failure_tabs_provenance():
+    block = block_of('expect="fail"', "print(1)")
+    result = result_of([line("python", "x")], launch="python", returncode=1)
+    assert run_section(block, result, backends="gloo") == [
+        '<div class="dpg-run" markdown>', "", '<span class="dpg-label">Run it:</span> `python block.py`', "",
+        *failure_note(result), "", '```text title="Output"', "x", "```", "", provenance(block, result, "gloo"), "",
+        "</div>"]
+    assert "gloo" in provenance(block, result, "gloo")
+
+
+def test_a_skipped_block_is_exactly_its_command_and_reason():
+    assert skipped_section(block_of('skip="why"', "print(1)")) == [
+        '<div class="dpg-run" markdown>', "", '<span class="dpg-label">Run it:</span> `python block.py`', "",
+        '!!! note "Not run by the build"', "", "    why", "", "</div>"]
+
+
+def test_titles_and_links_use_the_last_path_part_and_a_root_page(tmp_path):
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "c.py").write_text("print(1)\n")
+    block = block_of("", '--8<-- "a/b/c.py"', tmp_path, page="index.md")
+    assert source_block(block)[0] == '```python title="c.py"'
+    assert command_line(block)[0].endswith("[:material-download: Download c.py](snippets/a/b/c.py)"
+                                           '{ download="c.py" .dpg-download }')
+    titled = block_of('title="mine"', '--8<-- "a/b/c.py"', tmp_path)
+    assert source_block(titled)[0] == '```python title="mine"'
+
+
+def test_an_inline_block_gets_no_title_and_keeps_its_lines_whole():
+    assert source_block(block_of("", "x = 1\nprint( x )")) == ["```python", "x = 1", "print( x )", "```"]
+
+
+def test_anchor_names_drop_leading_and_trailing_separators(tmp_path):
+    (tmp_path / "_t").mkdir()
+    (tmp_path / "_t" / "x_.py").write_text("print(1)\n")
+    assert anchor_base(block_of("", '--8<-- "_t/x_.py"', tmp_path)) == "run-t-x"
+
+
+def test_replace_blocks_keeps_lines_with_spaces_whole():
+    assert replace_blocks("a b\n```python\nx\n```\nc d", {2: (4, ["new block"])}) == "a b\nnew block\nc d"

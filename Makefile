@@ -13,7 +13,7 @@
 PYTHON ?= python3
 VENV := .venv
 INSTALLED := $(VENV)/.installed
-MERMAID := docs/javascripts/vendor/mermaid.min.js
+VENDORED := docs/javascripts/vendor/mermaid.min.js docs/javascripts/vendor/ts-fsrs.umd.js
 CHROMIUM ?= /usr/bin/chromium
 
 .PHONY: serve build test test-fast test-engine mutation install browser lock
@@ -38,15 +38,15 @@ test-engine: install
 mutation: install
 	$(VENV)/bin/python tools/mutation.py
 
-install: $(INSTALLED) $(MERMAID)
+install: $(INSTALLED) $(VENDORED)
 
 $(INSTALLED): pyproject.toml constraints.txt
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[test]'
 	touch $@
 
-$(MERMAID): tools/vendor_mermaid.py | $(INSTALLED)
-	$(VENV)/bin/python tools/vendor_mermaid.py
+$(VENDORED) &: tools/vendor_js.py | $(INSTALLED)
+	$(VENV)/bin/python tools/vendor_js.py
 
 # the browser tests drive the Debian/Ubuntu chromium package (installing it needs root)
 browser:

@@ -27,7 +27,7 @@ def on_config(config):
     for script in config["extra_javascript"]:
         if "vendor/" in str(script) and not (Path(config["docs_dir"]) / str(script)).is_file():
             raise PluginError(f"mkdocs.yml: extra_javascript {script} is missing; fetch it with "
-                              "`.venv/bin/python tools/vendor_mermaid.py` (part of the README install)")
+                              "`.venv/bin/python tools/vendor_js.py` (part of the README install)")
     _build = SiteBuild(root, docs_dir=Path(config["docs_dir"]))
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _terminate)

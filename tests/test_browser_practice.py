@@ -92,6 +92,20 @@ def test_multiple_choice_wrong_then_right_with_real_error_feedback(page, site_ur
     assert "Right" in q.locator(".dpg-feedback").inner_text()
 
 
+def test_the_practice_index_shows_each_sets_progress_from_this_browser(page, site_url):
+    open_page(page, site_url, PRACTICE)
+    q = page.locator("#q-ddp-basics-wrapper")
+    q.locator(".dpg-choice").nth(0).click()
+    q.locator(".dpg-check").click()
+    total = page.locator(".dpg-quiz").count()
+    page.goto(site_url + "practice/")
+    page.wait_for_selector(".dpg-set-progress")
+    basics = page.locator(".dpg-set-progress[data-for$='/practice/ddp-basics/']")
+    assert basics.inner_text() == f" (1 of {total} answered, 1 right)"
+    assert page.locator(".dpg-set-progress[data-for$='/practice/collectives/']").inner_text() == " (not started)"
+    assert page.problems == []
+
+
 def test_multiple_choice_by_keyboard_only(page, site_url):
     open_page(page, site_url, PRACTICE)
     q = page.locator("#q-ddp-basics-wrapper")
@@ -139,7 +153,7 @@ def side(page) -> str:
     return deck(page).locator(".dpg-card-side").text_content()
 
 
-def test_flashcards_flip_move_sort_and_keep_boxes(page, site_url):
+def test_flashcards_flip_move_and_shuffle_and_say_when_each_card_is_due(page, site_url):
     open_page(page, site_url, CARDS)
     card = deck(page).locator(".dpg-card")
     front = card.inner_text()
@@ -148,17 +162,18 @@ def test_flashcards_flip_move_sort_and_keep_boxes(page, site_url):
     assert side(page) == "Back" and card.inner_text() != front
     page.keyboard.press("ArrowRight")
     assert side(page) == "Front"
-    page.keyboard.press("ArrowLeft")
-    deck(page).locator(".dpg-knew").click()                        # card 1 -> box 2
     status = deck(page).locator(".dpg-deck-status")
-    assert "box 2: 1" in status.inner_text()
-    deck(page).locator(".dpg-again").click()                       # card 2 comes back later
+    assert status.inner_text().startswith("Card 2 of ") and status.inner_text().endswith(" · new")
+    page.keyboard.press("ArrowLeft")
+    assert status.inner_text().startswith("Card 1 of ")
+    study = page.locator(".dpg-study")                             # grading the first card in the queue ...
+    study.locator(".dpg-card").click()
+    study.locator(".dpg-grade-good").click()
     page.reload()
-    page.wait_for_selector(".dpg-card")
-    assert "box 2: 1" in deck(page).locator(".dpg-deck-status").inner_text()
+    page.wait_for_selector(".dpg-deck .dpg-card")
+    assert "next review in" in deck(page).locator(".dpg-deck-status").inner_text()   # ... shows in its deck
     deck(page).locator(".dpg-shuffle").click()
-    deck(page).locator(".dpg-deck-reset").click()
-    assert "box 2: 0" in deck(page).locator(".dpg-deck-status").inner_text()
+    assert deck(page).locator(".dpg-deck-status").inner_text().startswith("Card 1 of ")
     assert page.problems == []
 
 

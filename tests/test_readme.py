@@ -28,7 +28,7 @@ def make_plan(target: str) -> str:
 def test_each_command_sets_up_a_fresh_machine_itself():
     for target, work in (("serve", "mkdocs serve"), ("test", "pytest tests README.md --codeblocks")):
         plan = make_plan(target)
-        steps = [plan.index(s) for s in ("-m venv", "pip install", "-c constraints.txt", "vendor_mermaid.py", work)]
+        steps = [plan.index(s) for s in ("-m venv", "pip install", "-c constraints.txt", "vendor_js.py", work)]
         assert steps == sorted(steps), plan
     assert "apt-get install -y chromium" in make_plan("test")
 

@@ -47,6 +47,7 @@
       var s = p[q.dataset.quizId];
       if (s && s.done) { answered += 1; if (s.firstTry) first += 1; if (s.correct) right += 1; }
     });
+    save("total:" + location.pathname, quizzes.length);   /* the Practice index shows it per set */
     box.querySelector(".dpg-score-text").textContent = "Progress: " + answered + " of " + quizzes.length +
       " answered, " + right + " right (" + first + " on the first try).";
   }
@@ -70,6 +71,19 @@
     });
     bar.appendChild(reset);
     first.parentNode.insertBefore(bar, first);
+  }
+
+  /* the Practice index: each set's progress, as kept in this browser by the set's own page */
+  function practiceIndex(list) {
+    list.querySelectorAll("a[href]").forEach(function (a) {
+      var path = new URL(a.getAttribute("href"), location.href).pathname;
+      if (a.parentNode.querySelector(".dpg-set-progress[data-for='" + path + "']")) return;
+      var p = load("set:" + path, {}), total = load("total:" + path, 0), answered = 0, right = 0;
+      Object.keys(p).forEach(function (id) { if (p[id] && p[id].done) { answered += 1; if (p[id].correct) right += 1; } });
+      var text = total ? answered + " of " + total + " answered, " + right + " right" : "not started";
+      var note = el("span", { "class": "dpg-set-progress", "data-for": path }, " (" + text + ")");
+      a.parentNode.insertBefore(note, a.nextSibling);
+    });
   }
 
   function feedback(widget) {
@@ -278,21 +292,67 @@
     }
   }
 
-  /* ------------------------------------------------------------------ flashcards (Leitner boxes) */
+  /* ------------------------------------------------------------------ flashcards: one card's faces */
+  function cardView() {
+    var v = {
+      card: el("button", { "type": "button", "class": "dpg-card", "aria-live": "polite" }),
+      face: el("span", { "class": "dpg-card-face" }),
+      side: el("span", { "class": "dpg-card-side" }),
+      link: el("a", { "class": "dpg-card-link" }, "Read the lesson"),
+      proofBox: el("div", { "class": "dpg-card-proof-box" })
+    };
+    v.card.appendChild(v.side); v.card.appendChild(v.face);
+    v.show = function (c, flipped) {
+      v.face.textContent = "";
+      richText(v.face, flipped ? c.back : c.front);
+      v.side.textContent = flipped ? "Back" : "Front";
+      v.card.setAttribute("aria-label", (flipped ? "Back: " + c.back : "Front: " + c.front) + ". Press to flip.");
+      if (c.href && flipped) { v.link.href = c.href; v.link.hidden = false; } else { v.link.hidden = true; }
+      v.proofBox.textContent = "";                    /* what proves the card: its own run, or a linked one */
+      if (flipped && c.check !== undefined) {
+        v.proofBox.appendChild(el("p", {}, "Checked by a run (" + c.command + ", run by the site build):"));
+        v.proofBox.appendChild(el("pre", { "class": "dpg-card-output" }, c.check));
+      } else if (flipped && c.proof) {
+        v.proofBox.appendChild(el("a", { "class": "dpg-card-proof", "href": c.proof }, "See the run that proves it"));
+      }
+    };
+    v.appendTo = function (node) { [v.card, v.link, v.proofBox].forEach(function (n) { node.appendChild(n); }); };
+    return v;
+  }
+
+  /* ------------------------------------------------------------------ review schedule (FSRS, as Anki) */
+  /* One store for every deck: card id -> the ts-fsrs card (due date, stability, difficulty, ...).
+   * A card's id is its deck id and a hash of its front, so editing other cards keeps its history. */
+  var REVIEWS = "reviews";
+  var GRADES = [["Again", "Again"], ["Hard", "Hard"], ["Good", "Good"], ["Easy", "Easy"]];
+  function hash(text) {
+    var h = 5381;
+    for (var i = 0; i < text.length; i++) h = ((h << 5) + h + text.charCodeAt(i)) >>> 0;
+    return h.toString(36);
+  }
+  function cardId(deckId, c) { return deckId + ":" + hash(c.front); }
+  function scheduler() { return window.FSRS.fsrs(window.FSRS.generatorParameters({ enable_fuzz: false })); }
+  function reviews() { return load(REVIEWS, {}); }
+  function stored(all, id) { return all[id] ? window.FSRS.TypeConvert.card(all[id]) : null; }
+  function span(ms) {                                 /* "10 min", "3 d", "2 mo" */
+    var m = Math.max(1, Math.round(ms / 60000));
+    if (m < 60) return m + " min";
+    if (m < 1440) return Math.round(m / 60) + " h";
+    var d = Math.round(m / 1440);
+    if (d < 31) return d + " d";
+    return d < 365 ? Math.round(d / 30) + " mo" : (d / 365).toFixed(1) + " y";
+  }
+  function dueText(record, at) {
+    if (!record) return "new";
+    var wait = record.due.getTime() - at.getTime();
+    return wait <= 0 ? "due now" : "next review in " + span(wait) + " (" + record.due.toLocaleDateString() + ")";
+  }
+
+  /* ------------------------------------------------------------------ a deck: browse its cards */
   function initDeck(deck, data, widget) {
-    var key = "deck:" + data.id;
-    var boxes = load(key, {});                        // card index -> box 1..5
     var order = data.cards.map(function (_, i) { return i; });
-    function box(i) { return boxes[i] || 1; }
-    function sortQueue() { order.sort(function (a, b) { return box(a) - box(b) || a - b; }); }
-    sortQueue();
     var position = 0, flipped = false;
-    var card = el("button", { "type": "button", "class": "dpg-card", "aria-live": "polite" });
-    var face = el("span", { "class": "dpg-card-face" });
-    var side = el("span", { "class": "dpg-card-side" });
-    card.appendChild(side); card.appendChild(face);
-    var link = el("a", { "class": "dpg-card-link" }, "Read the lesson");
-    var proofBox = el("div", { "class": "dpg-card-proof-box" });
+    var view = cardView();
     var status = el("p", { "class": "dpg-deck-status" });
     var controls = el("div", { "class": "dpg-deck-controls" });
     function button(label, cls, fn) {
@@ -300,63 +360,157 @@
       b.addEventListener("click", fn); controls.appendChild(b); return b;
     }
     function show() {
-      var index = order[position];
-      var c = data.cards[index];
-      face.textContent = "";
-      richText(face, flipped ? c.back : c.front);
-      side.textContent = flipped ? "Back" : "Front";
-      card.setAttribute("aria-label", (flipped ? "Back: " : "Front: ") + (flipped ? c.back : c.front) + ". Press to flip.");
-      if (c.href && flipped) { link.href = c.href; link.hidden = false; } else { link.hidden = true; }
-      proofBox.textContent = "";                      /* what proves the card: its own run, or a linked one */
-      if (flipped && c.check !== undefined) {
-        proofBox.appendChild(el("p", {}, "Checked by a run (" + c.command + ", run by the site build):"));
-        proofBox.appendChild(el("pre", { "class": "dpg-card-output" }, c.check));
-      } else if (flipped && c.proof) {
-        proofBox.appendChild(el("a", { "class": "dpg-card-proof", "href": c.proof }, "See the run that proves it"));
-      }
-      var counts = [1, 2, 3, 4, 5].map(function (b) {
-        return "box " + b + ": " + data.cards.filter(function (_, i) { return box(i) === b; }).length;
-      });
-      status.textContent = "Card " + (position + 1) + " of " + order.length + " · this card is in box " + box(index) + " · " + counts.join(", ");
+      var c = data.cards[order[position]];
+      view.show(c, flipped);
+      status.textContent = "Card " + (position + 1) + " of " + order.length + " · " +
+        dueText(stored(reviews(), cardId(data.id, c)), new Date());
     }
     function move(step) { position = (position + step + order.length) % order.length; flipped = false; show(); }
-    function grade(knew) {
-      var index = order[position];
-      boxes[index] = knew ? Math.min(5, box(index) + 1) : 1;
-      save(key, boxes);
-      if (!knew) {                                  // a missed card comes back three cards later
-        order.splice(position, 1);
-        order.splice(Math.min(order.length, position + 3), 0, index);
-        flipped = false; show(); return;
-      }
-      move(1);
-    }
-    card.addEventListener("click", function () { flipped = !flipped; show(); });
+    view.card.addEventListener("click", function () { flipped = !flipped; show(); });
     button("Previous", "dpg-prev", function () { move(-1); });
     button("Next", "dpg-next", function () { move(1); });
-    button("Again", "dpg-again", function () { grade(false); });
-    button("Knew it", "md-button--primary dpg-knew", function () { grade(true); });
     button("Shuffle", "dpg-shuffle", function () {
       for (var i = order.length - 1; i > 0; i--) { var j = Math.floor(Math.random() * (i + 1)); var t = order[i]; order[i] = order[j]; order[j] = t; }
       position = 0; flipped = false; show();
     });
-    button("Reset progress", "dpg-deck-reset", function () { boxes = {}; save(key, boxes); sortQueue(); position = 0; flipped = false; show(); });
     widget.addEventListener("keydown", function (ev) {
       if (ev.target.tagName === "A") return;
-      if (ev.key === " " && ev.target === card) { return; }   // the card button flips itself on Space
       if (ev.key === "ArrowRight") { ev.preventDefault(); move(1); }
       else if (ev.key === "ArrowLeft") { ev.preventDefault(); move(-1); }
     });
+    document.addEventListener("dpg-reviewed", show);
     widget.appendChild(el("p", { "class": "dpg-instructions" },
-      "Click the card or press Space to flip it; arrow keys go to the next or previous card. " +
-      "\"Again\" brings a card back soon; \"Knew it\" moves it to a later box."));
-    widget.appendChild(card);
-    widget.appendChild(link);
-    widget.appendChild(proofBox);
+      "Browse this deck: click the card or press Space to flip it; arrow keys go to the next or previous card. " +
+      "Grade cards in the study queue at the top of the page; each card here says when it is due."));
+    view.appendTo(widget);
     widget.appendChild(controls);
     widget.appendChild(status);
     deck.querySelector(".dpg-deck-static").hidden = true;
     show();
+  }
+
+  /* ------------------------------------------------------------------ the study queue across decks */
+  function initStudy(box, decks) {
+    if (!window.FSRS) { box.appendChild(el("p", {}, "The study queue needs the FSRS script, which did not load.")); return; }
+    var f = scheduler();
+    var cards = [];                                   /* every card of the page, in page order */
+    decks.forEach(function (d) { d.cards.forEach(function (c) { cards.push({ id: cardId(d.id, c), deck: d.id, c: c }); }); });
+    var filter = el("select", { "class": "dpg-study-filter", "aria-label": "Which deck to study" });
+    filter.appendChild(el("option", { "value": "" }, "All decks"));
+    decks.forEach(function (d) { filter.appendChild(el("option", { "value": d.id }, d.title)); });
+    var counts = el("p", { "class": "dpg-study-counts", "aria-live": "polite" });
+    var view = cardView();
+    var grades = el("div", { "class": "dpg-deck-controls dpg-study-grades" });
+    var tools = el("div", { "class": "dpg-deck-controls dpg-study-tools" });
+    var message = el("p", { "class": "dpg-study-message", "role": "status" });
+    var current = null, flipped = false;
+
+    function queue(at) {
+      var all = reviews(), due = [], fresh = [];
+      cards.forEach(function (item) {
+        if (filter.value && item.deck !== filter.value) return;
+        var r = stored(all, item.id);
+        if (!r) fresh.push(item);
+        else if (r.due.getTime() <= at.getTime()) due.push({ item: item, due: r.due.getTime() });
+      });
+      due.sort(function (a, b) { return a.due - b.due; });
+      return { due: due.map(function (x) { return x.item; }), fresh: fresh };
+    }
+    function nextDue(at) {
+      var all = reviews(), best = null;
+      cards.forEach(function (item) {
+        var r = stored(all, item.id);
+        if (r && (!filter.value || item.deck === filter.value) && (!best || r.due < best)) best = r.due;
+      });
+      return best && best > at ? best : null;
+    }
+    function render() {
+      var at = new Date(), q = queue(at);
+      current = q.due[0] || q.fresh[0] || null;
+      counts.textContent = "Due now: " + (q.due.length + q.fresh.length) + " (" + q.due.length + " to review, " +
+        q.fresh.length + " new)";
+      grades.textContent = "";
+      if (!current) {
+        var later = nextDue(at);
+        view.card.hidden = true; view.link.hidden = true; view.proofBox.textContent = "";
+        message.textContent = "Nothing is due" + (later ? ". Next review: " + later.toLocaleString() + "." : ".");
+        return;
+      }
+      view.card.hidden = false;
+      view.show(current.c, flipped);
+      if (!flipped) { message.textContent = "Recall the answer, then flip the card (Space) to grade yourself."; return; }
+      message.textContent = "How well did you recall it? Keys 1 to 4 grade it.";
+      var record = stored(reviews(), current.id) || window.FSRS.createEmptyCard(at);
+      var preview = f.repeat(record, at);
+      GRADES.forEach(function (g, i) {
+        var rating = window.FSRS.Rating[g[0]];
+        var b = el("button", { "type": "button", "class": "md-button dpg-grade dpg-grade-" + g[0].toLowerCase(),
+                               "data-rating": String(rating) },
+                   (i + 1) + " · " + g[1] + " · " + span(preview[rating].card.due.getTime() - at.getTime()));
+        b.addEventListener("click", function () { grade(rating); });
+        grades.appendChild(b);
+      });
+    }
+    function grade(rating) {
+      var at = new Date(), all = reviews();
+      var record = stored(all, current.id) || window.FSRS.createEmptyCard(at);
+      all[current.id] = f.next(record, at, rating).card;
+      save(REVIEWS, all);
+      flipped = false;
+      render();
+      document.dispatchEvent(new CustomEvent("dpg-reviewed"));
+      view.card.focus();
+    }
+    function tool(label, cls, fn) {
+      var b = el("button", { "type": "button", "class": "md-button " + cls }, label);
+      b.addEventListener("click", fn); tools.appendChild(b); return b;
+    }
+    view.card.addEventListener("click", function () { flipped = !flipped; render(); });
+    box.addEventListener("keydown", function (ev) {
+      if (!flipped || !current || ev.target.tagName === "SELECT") return;
+      var n = "1234".indexOf(ev.key);
+      if (n >= 0) { ev.preventDefault(); grade(window.FSRS.Rating[GRADES[n][0]]); }
+    });
+    filter.addEventListener("change", function () { flipped = false; render(); });
+    tool("Export progress", "dpg-study-export", function () {
+      var blob = new Blob([JSON.stringify({ format: "dpguide-reviews", version: 1, reviews: reviews() }, null, 1)],
+                          { type: "application/json" });
+      var a = el("a", { "href": URL.createObjectURL(blob), "download": "dpguide-flashcards.json" });
+      document.body.appendChild(a); a.click(); a.remove();
+      message.textContent = "Progress exported to dpguide-flashcards.json.";
+    });
+    var picker = el("input", { "type": "file", "accept": "application/json,.json", "class": "dpg-study-file",
+                               "aria-label": "Progress file to import", "hidden": "" });
+    tools.appendChild(picker);
+    tool("Import progress", "dpg-study-import", function () { picker.click(); });
+    picker.addEventListener("change", function () {
+      var file = picker.files[0];
+      if (!file) return;
+      file.text().then(function (text) {
+        var data = JSON.parse(text);
+        if (!data || data.format !== "dpguide-reviews" || typeof data.reviews !== "object") throw new Error("not a progress file");
+        Object.keys(data.reviews).forEach(function (id) { window.FSRS.TypeConvert.card(data.reviews[id]); });
+        save(REVIEWS, data.reviews);
+        flipped = false; render();
+        document.dispatchEvent(new CustomEvent("dpg-reviewed"));
+        message.textContent = "Imported progress for " + Object.keys(data.reviews).length + " card(s).";
+      }).catch(function (e) { message.textContent = "Could not import " + file.name + ": " + e.message; });
+      picker.value = "";
+    });
+    tool("Reset progress", "dpg-study-reset", function () {
+      if (!window.confirm("Forget every review of every deck?")) return;
+      save(REVIEWS, {}); flipped = false; render(); document.dispatchEvent(new CustomEvent("dpg-reviewed"));
+    });
+    box.textContent = "";
+    var label = el("label", { "class": "dpg-study-label" }, "Study: ");
+    label.appendChild(filter);
+    box.appendChild(label);
+    box.appendChild(counts);
+    view.appendTo(box);
+    box.appendChild(message);
+    box.appendChild(grades);
+    box.appendChild(tools);
+    render();
   }
 
   function readData(node, cls) {
@@ -383,10 +537,19 @@
     var article = document.querySelector("article") || document.body;
     scoreBar(article);
     updateScore();
+    document.querySelectorAll(".dpg-practice-index").forEach(practiceIndex);
+    var decks = [];
     document.querySelectorAll(".dpg-deck").forEach(function (deck) {
+      var data = readData(deck, "dpg-deck-data");
+      decks.push(data);
       if (deck.dataset.init === "1") return;
       deck.dataset.init = "1";
-      initDeck(deck, readData(deck, "dpg-deck-data"), deck.querySelector(".dpg-deck-widget"));
+      initDeck(deck, data, deck.querySelector(".dpg-deck-widget"));
+    });
+    document.querySelectorAll(".dpg-study").forEach(function (box) {
+      if (box.dataset.init === "1") return;
+      box.dataset.init = "1";
+      initStudy(box, decks);
     });
   }
 

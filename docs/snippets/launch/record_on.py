@@ -1,0 +1,23 @@
+#| run: torchrun --standalone --nproc-per-node=2 record_on.py
+"""A worker raises inside a @record-decorated main: torchrun's summary shows its traceback."""
+import torch.distributed as dist
+import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
+from torch.distributed.elastic.multiprocessing.errors import record
+
+
+# --8<-- [start:body]
+@record
+def main():
+    dist.init_process_group("gloo")
+    rank = dist.get_rank()
+    try:
+        if rank == 1:
+            raise ValueError(f"bad batch on rank {rank}")
+        print(f"rank {rank} finished its work")
+    finally:
+        dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
+# --8<-- [end:body]

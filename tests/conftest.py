@@ -114,6 +114,15 @@ def pytest_collection_modifyitems(items):
 
 
 @pytest.fixture(autouse=True)
+def fresh_quiz_parsing():
+    """parse_page is memoised; each test parses afresh, so a test never sees another test's (or, under
+    mutation testing, the unmutated code's) cached result."""
+    from dpguide.quiz import parse_page
+
+    parse_page.cache_clear()
+
+
+@pytest.fixture(autouse=True)
 def unit_tests_start_no_process(request, monkeypatch):
     """A test marked `unit` (the `make test-fast` subset) fails if it forks or starts a process."""
     if request.node.get_closest_marker("unit") is None:

@@ -143,7 +143,38 @@ REFUSED = {
                                      "set.md:7: a card's page 'learn/ddp' is not a page of this site\n"
                                      "  fix: write the docs-relative path of a Markdown page: page: learn/ddp.md "
                                      "(or learn/ddp.md#a-heading)"),
+    "id with capitals": (CHOICE.replace("id: q1", "id: Q1"),
+                         "set.md:2: id 'Q1' must be lowercase letters, digits and '-'\n"
+                         "  fix: it becomes an HTML id and a storage key, e.g. id: ddp-basics-sampler"),
+    "answer key not a number": (FILL.replace("answers: {1: a}", "answers: {x: a}"),
+                                "set.md:8: answers must map blank numbers to texts\n"
+                                "  fix: e.g. answers: {1: DistributedSampler}"),
+    "prompt as a list": (CHOICE.replace("prompt: p", "prompt: [p]"),
+                         "set.md:5: field 'prompt' must be text\n"
+                         "  fix: write it as a plain (quoted if needed) string, not a list or mapping"),
+    "option text as a list": (CHOICE.replace('text: "2"', "text: [2]"),
+                              "set.md:9: field 'text' must be text\n"
+                              "  fix: write it as a plain (quoted if needed) string, not a list or mapping"),
+    "card page as a list": (DECK.replace("    back: b", "    back: b\n    page: [a]"),
+                            "set.md:7: field 'page' must be text\n"
+                            "  fix: write it as a plain (quoted if needed) string, not a list or mapping"),
+    "second card's proof": (DECK.replace("    check: print(1)", "    check: print(1)\n  - front: c\n    back: d\n"
+                                         "    proof: learn/a.md#x"),
+                            "set.md:10: proof 'learn/a.md#x' is not page.md#run-anchor\n"
+                            "  fix: write proof: learn/ddp.md#run-ddp-basic (the anchor of a run's output box)"),
+    "second card's run without check": (DECK.replace("    check: print(1)", "    check: print(1)\n  - front: c\n"
+                                                     "    back: d\n    proof: learn/a.md#run-x\n    run: python"),
+                                        "set.md:11: run: is how a card's check: runs; this card has no check:"),
+    "second card's page": (DECK.replace("    check: print(1)", "    check: print(1)\n  - front: c\n    back: d\n"
+                                        "    page: x\n    proof: learn/a.md#run-x"),
+                           "set.md:10: a card's page 'x' is not a page of this site\n"
+                           "  fix: write the docs-relative path of a Markdown page: page: learn/ddp.md "
+                           "(or learn/ddp.md#a-heading)"),
+    "second option's correct": (CHOICE.replace("    why: w", "    why: w\n    correct: 'no'"),
+                                "set.md:11: correct must be true or false"),
+    "YAML error without a mark": (None, None),
 }
+REFUSED.pop("YAML error without a mark")
 
 
 @pytest.mark.parametrize("text, expected", REFUSED.values(), ids=REFUSED.keys())
@@ -262,3 +293,149 @@ def test_a_quiz_fence_with_tildes_and_more_backticks():
     fences = find_fences("p.md", "~~~quiz\nid: a\n~~~\n`````flashcards\nid: b\n`````\n")
     assert [(f.lang, f.line, f.end_line, f.body) for f in fences] == [("quiz", 1, 3, "id: a"),
                                                                       ("flashcards", 4, 6, "id: b")]
+
+
+def test_the_derived_runs_are_exactly_these_fences():
+    from dpguide.markdown_blocks import FencedBlock
+
+    (q,), _, _ = parse_page("p.md", FULL_CHOICE)
+    attrs = {"launch": "torchrun", "nproc": "2"}
+    assert quiz_fenced_blocks(q) == [
+        ("answer", FencedBlock("p.md", 3, 3, "", "```", attrs, "print(2)\n", None, None)),
+        ("option-0", FencedBlock("p.md", 15, 15, "", "```", {**attrs, "expect": "fail"}, "raise ValueError", None, None))]
+    (fill,), _, _ = parse_page("p.md", "\n" + FILL.replace("hint: h", "hint: h\nrun: python"))
+    assert quiz_fenced_blocks(fill) == [
+        ("answer", FencedBlock("p.md", 2, 2, "", "```", {"launch": "python"}, "x = a\n", None, None)),
+        ("bank-1-1", FencedBlock("p.md", 2, 2, "", "```", {"launch": "python"}, "x = b\n", None, None))]
+    _, (deck,), _ = parse_page("p.md", DECK)
+    assert card_fenced_blocks(deck) == [("card-0", FencedBlock("p.md", 5, 5, "", "```", {"launch": "python"}, "print(1)",
+                                                               None, None))]
+
+
+def test_a_fill_in_without_code_filled_is_empty_and_a_choice_runs_its_code_as_written():
+    (q,), _, _ = parse_page("p.md", FULL_CHOICE.replace("print(2)", "print([[1]])"))
+    assert quiz_fenced_blocks(q)[0][1].body == "print([[1]])\n"
+
+
+def test_the_solution_keeps_answer_and_check_and_prints_is_read():
+    (q,), _, _ = parse_page("p.md", FULL_CHOICE)
+    assert q.prints == "rank 0" and q.solution["answer"] == "a" and q.solution["check"] == "c"
+
+
+# ----------------------------------------------------------------------------- a malformed field of a later item
+# names that item's own line (the search for the key starts at the item, not at the top of the fence)
+TWO = DECK.replace("    check: print(1)", "    check: print(1)\n  - front: c\n    back: d\n    check: print(2)")
+
+
+def later_item_cases() -> dict:
+    cases = {}
+    swaps = {"front": ("  - front: c", "  - front: [c]"), "back": ("    back: d", "    back: [d]"),
+             "check": ("    check: print(2)", "    check: [print(2)]")}
+    for key in ["page", "proof", "run"]:
+        swaps[key] = ("    check: print(2)", f"    check: print(2)\n    {key}: [x]")
+    for key in ["front", "back", "page", "check", "proof", "run"]:
+        cases[f"second card {key} as a list"] = TWO.replace(*swaps[key])
+    for key, old, new in [("text", '  - text: "2"', '  - text: [2]'), ("why", "    why: w", "    why: [w]"), ("code", "    why: w", "    why: w\n    code: [x]")]:
+        cases[f"second option {key} as a list"] = CHOICE.replace(old, new)
+    cases["option without text"] = CHOICE.replace('  - text: "2"\n    why: w', '  - why: w')
+    for key in ["answer", "check"]:
+        cases[f"solution {key} as a list"] = CHOICE.replace("  steps: [s]", f"  steps: [s]\n  {key}: [x]")
+    cases["steps as text after options"] = CHOICE.replace("  steps: [s]", "  steps: s")
+    cases["prints as a list"] = CHOICE.replace("hint: h", "hint: h\ncode: x\nrun: python\nprints: [a]")
+    cases["code as a list"] = CHOICE.replace("hint: h", "hint: h\ncode: [x]")
+    cases["run as a list"] = CHOICE.replace("hint: h", "hint: h\nrun: [x]")
+    cases["run unknown"] = CHOICE.replace("hint: h", "hint: h\ncode: x\nrun: mpirun")
+    cases["difficulty as a list"] = CHOICE.replace("difficulty: easy", "difficulty: [easy]")
+    cases["id as a list"] = CHOICE.replace("id: q1", "id: [q1]")
+    cases["card run unknown"] = TWO.replace("    check: print(2)", "    check: print(2)\n    run: mpirun")
+    cases["card run bad torchrun"] = TWO.replace("    check: print(2)", "    check: print(2)\n    run: torchrun --bogus")
+    cases["question run bad torchrun"] = CHOICE.replace("hint: h", "hint: h\ncode: x\nrun: torchrun --bogus")
+    return cases
+
+
+LATER_EXPECTED = {
+    'second card front as a list': "set.md:8: field 'front' must be text\n  fix: write it as a plain (quoted if needed) string, not a list or mapping",
+    'second card back as a list': "set.md:9: field 'back' must be text\n  fix: write it as a plain (quoted if needed) string, not a list or mapping",
+    'second card page as a list': "set.md:11: field 'page' must be text\n  fix: write it as a plain (quoted if needed) string, not a list or mapping",
+    'second card check as a list': "set.md:10: field 'check' must be text\n  fix: write it as a plain (quoted if needed) string, not a list or mapping",
+    'second card proof as a list': "set.md:11: field 'proof' must be text\n  fix: write it as a plain (quoted if needed) string, not a list or mapping",
+    'second card run as a list': "set.md:11: field 'run' must be text\n  fix: write it as a plain (quoted if needed) string, not a list or mapping",
+    'second option text as a list': "set.md:9: field 'text' must be text\n  fix: write it as a plain (quoted if needed) string, not a list or mapping",
+    'second option why as a list': "set.md:10: field 'why' must be text\n  fix: write it as a plain (quoted if needed) string, not a list or mapping",
+    'second option code as a list': "set.md:11: field 'code' must be text\n  fix: write it as a plain (quoted if needed) string, not a list or mapping",
+    'option without text': "set.md:9: an option lacks the field 'text'\n  fix: add 'text: ...'",
+    'solution answer as a list': "set.md:14: field 'answer' must be text\n  fix: write it as a plain (quoted if needed) string, not a list or mapping",
+    'solution check as a list': "set.md:14: field 'check' must be text\n  fix: write it as a plain (quoted if needed) string, not a list or mapping",
+    'steps as text after options': 'set.md:13: steps must be a list of texts',
+    'prints as a list': "set.md:14: field 'prints' must be text\n  fix: write it as a plain (quoted if needed) string, not a list or mapping",
+    'code as a list': "set.md:12: field 'code' must be text\n  fix: write it as a plain (quoted if needed) string, not a list or mapping",
+    'run as a list': "set.md:12: field 'run' must be text\n  fix: write it as a plain (quoted if needed) string, not a list or mapping",
+    'run unknown': "set.md:13: run command must start with python or torchrun, got 'mpirun block.py'\n  fix: write '#| run: python FILE.py' or '#| run: torchrun --standalone --nproc-per-node=2 FILE.py'",
+    'difficulty as a list': "set.md:4: field 'difficulty' must be text\n  fix: write it as a plain (quoted if needed) string, not a list or mapping",
+    'id as a list': "set.md:2: field 'id' must be text\n  fix: write it as a plain (quoted if needed) string, not a list or mapping",
+    'card run unknown': "set.md:8: run command must start with python or torchrun, got 'mpirun block.py'\n  fix: write '#| run: python FILE.py' or '#| run: torchrun --standalone --nproc-per-node=2 FILE.py'",
+    'card run bad torchrun': "set.md:8: torchrun option '--bogus' is not supported by the engine\n  fix: supported before the file name: --standalone, --nproc-per-node=N, --nnodes=N, --max-restarts=N (with '='); words after the file name are the script's arguments",
+    'question run bad torchrun': "set.md:13: torchrun option '--bogus' is not supported by the engine\n  fix: supported before the file name: --standalone, --nproc-per-node=N, --nnodes=N, --max-restarts=N (with '='); words after the file name are the script's arguments",
+}
+
+
+@pytest.mark.parametrize("name", LATER_EXPECTED)
+def test_a_malformed_field_of_a_later_item_is_refused_at_its_line(name):
+    assert error_of(later_item_cases()[name]) == LATER_EXPECTED[name]
+
+
+def test_more_lines_and_reasons_pinned_by_mutation_testing():
+    assert error_of(CHOICE.replace("type: choice\n", "")) == ("set.md:1: unknown question type None\n"
+                                                              "  fix: use type: fill-blank or type: choice")
+    assert error_of(CHOICE.replace('  - text: "1"', "  - text: [1]")) == (
+        "set.md:7: field 'text' must be text\n  fix: write it as a plain (quoted if needed) string, not a list or mapping")
+    assert error_of(CHOICE.replace("hint: h", "hint: h\ncode: x\nprints: python")) == (
+        "set.md:13: 'prints' checks the right option against a run: the question needs code: and run:")
+    with_code = CHOICE.replace("hint: h", "hint: h\nrun: python\ncode: |\n  check = 1\n  answer = 2")
+    assert error_of(with_code.replace("  steps: [s]", "  steps: [s]\n  check: [x]")).startswith("set.md:18: field 'check'")
+    assert error_of(with_code.replace("  steps: [s]", "  steps: [s]\n  answer: [x]")).startswith("set.md:18: field 'answer'")
+    assert error_of(with_code.replace("  steps: [s]", "  steps: s")) == "set.md:17: steps must be a list of texts"
+    reader = error_of(CHOICE.replace("prompt: p", "prompt: p\x07"))
+    assert reader.startswith("set.md:2: the quiz block is not valid YAML: unacceptable character #x0007")
+    assert reader.endswith("\n  fix: check indentation and quote text containing ': '")
+
+
+def test_a_choice_run_without_code_runs_nothing_but_an_empty_program():
+    (q,), _, _ = parse_page("p.md", CHOICE.replace("hint: h", "hint: h\nrun: python"))
+    assert quiz_fenced_blocks(q)[0][1].body == ""
+
+
+THREE = DECK.replace("    check: print(1)", "    page: learn/a.md\n    check: print(1)\n    run: python\n"
+                     "  - front: c\n    back: d\n    page: learn/a.md\n    proof: learn/a.md#run-a\n"
+                     "  - front: e\n    back: f\n    check: print(3)")
+
+
+@pytest.mark.parametrize("key, line", [("page", 17), ("proof", 17), ("run", 17)])
+def test_a_bad_field_of_the_third_card_is_found_past_the_same_key_of_earlier_cards(key, line):
+    assert error_of(THREE.replace("    check: print(3)", f"    check: print(3)\n    {key}: [x]")).startswith(
+        f"set.md:{line}: field '{key}' must be text")
+
+
+def test_bad_values_of_the_third_card_are_found_at_its_own_lines():
+    assert error_of(THREE.replace("    check: print(3)", "    check: print(3)\n    page: nope")).startswith(
+        "set.md:17: a card's page 'nope' is not a page of this site")
+    assert error_of(THREE.replace("    check: print(3)", "    proof: learn/a.md#x")).startswith(
+        "set.md:16: proof 'learn/a.md#x' is not page.md#run-anchor")
+    assert error_of(THREE.replace("    check: print(3)", "    proof: learn/a.md#run-b\n    run: python")) == (
+        "set.md:17: run: is how a card's check: runs; this card has no check:")
+
+
+def test_bad_fields_of_a_later_option_and_of_the_solution_are_found_past_earlier_ones():
+    text = CHOICE.replace("    correct: true", "    correct: true\n    why: fine\n    code: x").replace(
+        "hint: h", "hint: h\nrun: python")
+    assert error_of(text.replace("    why: w", "    why: [w]")).startswith("set.md:12: field 'why' must be text")
+    assert error_of(text.replace("    why: w", "    why: w\n    code: [x]")).startswith("set.md:13: field 'code'")
+    in_code = CHOICE.replace("hint: h", "hint: h\nrun: python\ncode: |\n  steps: 1\n  check: 1\n  answer: 2")
+    assert error_of(in_code.replace("  steps: [s]", "  steps: s")) == "set.md:18: steps must be a list of texts"
+    assert error_of(in_code.replace("  steps: [s]", "  steps: [s]\n  check: [x]")).startswith("set.md:19: field 'check'")
+    assert error_of(in_code.replace("  steps: [s]", "  steps: [s]\n  answer: [x]")).startswith("set.md:19: field 'answer'")
+
+
+def test_an_empty_quiz_fence_and_an_unclosed_example_fence():
+    assert error_of("```quiz\n```\n") == "set.md:1: a quiz block must be a YAML mapping (id:, type:, prompt:, ...)"
+    assert find_fences("p.md", "````markdown\nnot closed\n") == []

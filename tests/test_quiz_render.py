@@ -256,3 +256,48 @@ def test_a_deck_without_proofs_or_claims_still_renders_every_card():
     deck = parse_page("p.md", DECK)[1][0]
     out = render_deck(deck, lambda page: page)
     assert out.count("<li><details>") == 2 and "dpg-card-check" not in out and "{python} 1+1" in out
+
+
+# ----------------------------------------------------------------------------- exact shapes (mutation testing)
+def test_empty_backticks_stay_text_and_widget_data_keeps_unicode():
+    assert inline("``") == "``"
+    assert json_script({"t": "é"}, "k") == '<script type="application/json" class="k">{"t": "é"}</script>'
+
+
+def test_every_linked_name_is_counted():
+    claims = Claims()
+    render_question(question(CHOICE.replace("hint: look", "hint: again `torch.nn.Linear`")), None, {}, None, 1,
+                    claims=claims)
+    assert claims.linked == 2
+
+
+def test_claims_reach_options_mistakes_steps_and_answers():
+    text = (CHOICE.replace("text: third", "text: '{python} 1+1'").replace("mistakes: [a `slip`]", "mistakes: ['{python} 1+1']")
+            .replace("steps: [one, two]", "steps: ['{python} 1+1', '`torch.nn.Linear`']")
+            .replace("answer: because", "answer: '{python} 1+1'"))
+    out = render_question(question(text), None, {}, "not run", 1, claims=Claims())
+    assert "<li>2</li></ol>" in out                                  # the option
+    assert "<p><strong>Common mistakes</strong></p><ul><li>2</li></ul>" in out
+    assert '<ol class="dpg-steps"><li>2</li><li><a href="https://ref/Linear"><code>torch.nn.Linear</code></a></li></ol>' in out
+    assert "<p><strong>Answer:</strong> B. second — 2</p>" in out
+    assert '<p class="dpg-unverified">not run</p>' in out
+
+
+def test_exact_meta_line_bank_label_widget_and_mistakes():
+    out = render_question(question(CHOICE.replace("mistakes: [a `slip`]", "mistakes: [m1, m2]")), None, {}, None, 1)
+    assert ('<p class="dpg-quiz-meta"><span class="dpg-quiz-number">Question 1</span> · Multiple choice · '
+            '<span class="dpg-difficulty dpg-difficulty-medium">medium</span></p>\n') in out
+    assert "\n<div class=\"dpg-quiz-widget\"></div>\n" in out
+    assert "<p><strong>Common mistakes</strong></p><ul><li>m1</li><li>m2</li></ul>" in out
+    fill = render_question(question(FILL), None, {}, None, 1)
+    assert '\n<p class="dpg-quiz-bank-label">Options:</p><ul class="dpg-quiz-bank">' in fill
+
+
+def test_a_deck_ends_with_its_static_list_and_data_and_keeps_both_links():
+    deck = parse_page("p.md", DECK.replace("    proof: learn/ddp.md#run-a", "    page: learn/a.md\n    proof: learn/ddp.md#run-a"))[1][0]
+    out = render_deck(deck, lambda page: page, None, [{}, {"proof": "learn/ddp.md#run-a"}])
+    static = out.split("\n")[3]
+    assert static.startswith('<ol class="dpg-deck-static"><li><details>') and static.endswith("</details></li></ol>")
+    assert "</li><li>" in static and out.endswith("</script>\n</div>")
+    assert ('<p>{python} 1+1 <a href="learn/a.md">Read the lesson</a> <a class="dpg-card-proof" '
+            'href="learn/ddp.md#run-a">See the run that proves it</a></p>') in out

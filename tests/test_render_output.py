@@ -294,3 +294,21 @@ def test_anchor_names_drop_leading_and_trailing_separators(tmp_path):
 
 def test_replace_blocks_keeps_lines_with_spaces_whole():
     assert replace_blocks("a b\n```python\nx\n```\nc d", {2: (4, ["new block"])}) == "a b\nnew block\nc d"
+
+
+def test_a_top_level_snippet_is_named_by_its_file(tmp_path):
+    (tmp_path / "top.py").write_text("print(1)\n")
+    block = block_of("", '--8<-- "top.py"', tmp_path)
+    assert source_block(block)[0] == '```python title="top.py"' and "Download top.py" in command_line(block)[0]
+
+
+def test_rank_tabs_are_exactly_title_blank_boxes_blank():
+    out = output_tabs(result_of([line("rank 0", "a"), gap("g"), line("rank 0", "b")]), ranks=1)
+    assert out[:14] == ['=== "rank 0"', "", "    ```text", "    a", "    ```", "", '    !!! warning "Output not kept here"',
+                        "", "        g", "", "    ```text", "    b", "    ```", ""]
+    assert out[14] == f'=== "{MERGED_TAB}"'
+
+
+def test_no_line_of_any_tab_is_only_spaces():
+    out = output_tabs(result_of([line("rank 0", "a"), gap("g"), line("rank 1", "b")]))
+    assert "" in out and not [text for text in out if text and not text.strip()]

@@ -13,6 +13,7 @@ expected = model.weight.detach().clone()     # a plain tensor
 fully_shard(model)
 print(type(model.weight).__name__, "vs", type(expected).__name__)
 print("full_tensor():", torch.equal(model.weight.full_tensor(), expected))   # the right way
+print("times a one-element tensor:", type(model.weight * torch.tensor(2.0)).__name__)
 try:
     torch.equal(model.weight, expected)      # a DTensor and a plain tensor in one operation
 finally:

@@ -14,7 +14,7 @@ import markdown
 import pytest
 import yaml
 
-from dpguide.errors import AuthoringError
+from unit_blocks import authoring_error
 from dpguide.quiz import parse_page
 from dpguide.quiz_render import render_deck, render_question
 
@@ -27,10 +27,7 @@ LINK = "[click](javascript:alert(3))"
 PAYLOAD = f"{TAG} {QUOTE} {CLOSE} {LINK} &amp;"
 
 
-def error_of(text: str) -> str:
-    with pytest.raises(AuthoringError) as info:
-        parse_page("set.md", textwrap.dedent(text).lstrip("\n"))
-    return str(info.value)
+error_of = authoring_error
 
 
 # ---------------------------------------------------------------------------------------------- validated fields

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from dpguide.errors import AuthoringError
+from unit_blocks import authoring_error
 from dpguide.quiz import find_fences, parse_page, quiz_fenced_blocks, card_fenced_blocks, wrong_bank_items
 
 pytestmark = pytest.mark.unit   # pure: `make test-fast` runs it; starting a process fails it (conftest.py)
@@ -53,10 +53,7 @@ cards:
 """
 
 
-def error_of(text: str) -> str:
-    with pytest.raises(AuthoringError) as info:
-        parse_page("set.md", text)
-    return str(info.value)
+error_of = authoring_error
 
 
 KNOWN_CHOICE = "code, device, difficulty, hint, id, mistakes, options, prints, prompt, run, solution, type"

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
+
+import pytest
 
 from dpguide.blocks import Block, resolve
 from dpguide.capture import GAP, Line
+from dpguide.errors import AuthoringError
 from dpguide.markdown_blocks import find_blocks
+from dpguide.quiz import parse_page
 from dpguide.results import RunResult
 
 ENVIRONMENT = {"torch": "2.13.0", "python": "3.12"}
@@ -31,3 +36,10 @@ def gap(text: str = "1,000 bytes were not kept here") -> Line:
 def result_of(lines: list[Line], launch: str = "torchrun", returncode: int | None = 0, **extra) -> RunResult:
     return RunResult(command=["x"], reader_command="python x.py", launch=launch, returncode=returncode,
                      duration=extra.pop("duration", 1.25), lines=lines, **extra)
+
+
+def authoring_error(text: str, page: str = "set.md") -> str:
+    """The message of the AuthoringError that parsing ``text`` (dedented, leading newlines dropped) raises."""
+    with pytest.raises(AuthoringError) as info:
+        parse_page(page, textwrap.dedent(text).lstrip("\n"))
+    return str(info.value)

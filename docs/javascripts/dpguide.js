@@ -348,6 +348,13 @@
     return wait <= 0 ? "due now" : "next review in " + span(wait) + " (" + record.due.toLocaleDateString() + ")";
   }
 
+  /* a review changed: every deck on the current page refreshes its due line (one listener for the
+     whole session, so instant navigation does not pile up listeners of decks that are gone) */
+  function announceReviewed() { document.dispatchEvent(new CustomEvent("dpg-reviewed")); }
+  document.addEventListener("dpg-reviewed", function () {
+    document.querySelectorAll(".dpg-deck-widget").forEach(function (w) { if (w.dpgRefresh) w.dpgRefresh(); });
+  });
+
   /* ------------------------------------------------------------------ a deck: browse its cards */
   function initDeck(deck, data, widget) {
     var order = data.cards.map(function (_, i) { return i; });
@@ -378,7 +385,7 @@
       if (ev.key === "ArrowRight") { ev.preventDefault(); move(1); }
       else if (ev.key === "ArrowLeft") { ev.preventDefault(); move(-1); }
     });
-    document.addEventListener("dpg-reviewed", show);
+    widget.dpgRefresh = show;                      /* called by the one "dpg-reviewed" listener below */
     widget.appendChild(el("p", { "class": "dpg-instructions" },
       "Browse this deck: click the card or press Space to flip it; arrow keys go to the next or previous card. " +
       "Grade cards in the study queue at the top of the page; each card here says when it is due."));
@@ -458,7 +465,7 @@
       save(REVIEWS, all);
       flipped = false;
       render();
-      document.dispatchEvent(new CustomEvent("dpg-reviewed"));
+      announceReviewed();
       view.card.focus();
     }
     function tool(label, cls, fn) {
@@ -492,14 +499,14 @@
         Object.keys(data.reviews).forEach(function (id) { window.FSRS.TypeConvert.card(data.reviews[id]); });
         save(REVIEWS, data.reviews);
         flipped = false; render();
-        document.dispatchEvent(new CustomEvent("dpg-reviewed"));
+        announceReviewed();
         message.textContent = "Imported progress for " + Object.keys(data.reviews).length + " card(s).";
       }).catch(function (e) { message.textContent = "Could not import " + file.name + ": " + e.message; });
       picker.value = "";
     });
     tool("Reset progress", "dpg-study-reset", function () {
       if (!window.confirm("Forget every review of every deck?")) return;
-      save(REVIEWS, {}); flipped = false; render(); document.dispatchEvent(new CustomEvent("dpg-reviewed"));
+      save(REVIEWS, {}); flipped = false; render(); announceReviewed();
     });
     box.textContent = "";
     var label = el("label", { "class": "dpg-study-label" }, "Study: ");

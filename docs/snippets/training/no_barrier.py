@@ -23,11 +23,13 @@ for step in range(3):
     start = time.monotonic()
     optimizer.zero_grad()
     loss = nn.functional.mse_loss(ddp_model(x), y)
-    loss.backward()                          # the gradient all-reduce: rank 0 has to wait for rank 1
+    forward_done = time.monotonic()
+    loss.backward()                          # the gradient all-reduce
     optimizer.step()                         # no dist.barrier() after it
-    took = time.monotonic() - start
+    end = time.monotonic()
     w = ddp_model.module.weight.detach().flatten()
-    print(f"rank {rank} step {step}: step took {took:.1f} s, weights {[round(v, 4) for v in w.tolist()]}")
+    print(f"rank {rank} step {step}: forward {forward_done - start:.1f} s, backward+step "
+          f"{end - forward_done:.1f} s, weights {[round(v, 4) for v in w.tolist()]}")
 # --8<-- [end:body]
 dist.barrier()                               # for a clean shutdown only
 del ddp_model                                # drop what holds the group, so destroying it joins its threads

@@ -44,6 +44,10 @@ def on_files(files, config):
         _build.execute(pages)
         for src_uri, executed in _build.execute_notebooks(notebooks).items():
             files.get_file_from_path(src_uri).abs_src_path = str(executed)   # mkdocs-jupyter renders this copy
+        snippets = {f.src_uri: Path(f.abs_src_path) for f in files
+                    if f.src_uri.startswith("snippets/") and f.src_uri.endswith(".py")}
+        for src_uri, download in _build.snippet_downloads(snippets).items():
+            files.get_file_from_path(src_uri).abs_src_path = str(download)   # served without the header
     except GuideError as exc:
         raise PluginError(str(exc)) from None
     return files

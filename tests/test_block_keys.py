@@ -245,3 +245,37 @@ def test_a_repeated_id_is_reported_where_it_repeats(tmp_path):
     [error] = errors
     assert (error.path, error.line, error.problem, error.fix) == ("b.md", 3, "id 'x' is already used at a.md:2",
                                                                   "give every question and deck a unique id")
+
+
+# ----------------------------------------------------------------------------- the engine's header
+def test_a_snippet_runs_without_its_header_so_tracebacks_count_the_lines_a_reader_sees(snippets):
+    block = block_of("", '--8<-- "topic/main.py"', snippets)
+    assert block.code.decode().splitlines()[0] == "import helper"
+    assert block.snippet.header_lines == 1 and block.snippet.body == block.code.decode()
+
+
+def test_an_imported_helper_with_a_header_travels_without_it(snippets):
+    (snippets / "topic" / "helper.py").write_text("#| run: python helper.py\n#| timeout: 5\nVALUE = 1\n")
+    block = block_of("", '--8<-- "topic/main.py"', snippets)
+    assert block.files["topic/helper.py"] == b"VALUE = 1\n"
+
+
+def test_header_lines_only_count_at_the_top(snippets):
+    (snippets / "topic" / "late.py").write_text('"""doc"""\nprint(1)\n')
+    block = block_of("", '--8<-- "topic/late.py"', snippets)
+    assert block.snippet.header_lines == 0 and block.code == b'"""doc"""\nprint(1)\n'
+
+
+LIMIT_LINE = "x = 1  # " + "y" * 91   # 100 characters: the longest line allowed
+
+
+def test_a_snippet_line_over_the_limit_stops_the_build_at_its_line(snippets):
+    (snippets / "topic" / "ok.py").write_text(f"#| run: python ok.py {'a' * 120}\n{LIMIT_LINE}\n")
+    assert len(LIMIT_LINE) == 100 and block_of("", '--8<-- "topic/ok.py"', snippets).snippet.header_lines == 1
+    (snippets / "topic" / "long.py").write_text(f"print(1)\n{LIMIT_LINE}\n{LIMIT_LINE}z\n")
+    with pytest.raises(AuthoringError) as info:
+        block_of("", '--8<-- "topic/long.py"', snippets)
+    assert (info.value.path, info.value.line) == ("docs/snippets/topic/long.py", 3)
+    assert str(info.value).startswith("docs/snippets/topic/long.py:3: this line is 101 characters long; "
+                                      "the limit is 100")
+    assert "move a trailing comment to a line of its own" in str(info.value)

@@ -10,8 +10,9 @@ from dataclasses import replace
 
 import pytest
 
-from dpguide.render import MERGED_NOTE, MERGED_TAB, anchor_base, code_box, command_line, failure_note, indent, \
-    output_boxes, output_tabs, page_anchors, provenance, replace_blocks, run_section, skipped_section, source_block
+from dpguide.render import MERGED_NOTE, MERGED_TAB, anchor_base, code_box, \
+    command_line, failure_note, indent, output_boxes, output_tabs, page_anchors, provenance, \
+    replace_blocks, run_section, skipped_section, source_block
 from unit_blocks import block_of, gap, line, result_of
 
 pytestmark = pytest.mark.unit   # pure: `make test-fast` runs it; starting a process fails it (conftest.py)
@@ -152,6 +153,16 @@ def test_display_options_stay_on_the_shown_fence_and_run_options_go():
     block = block_of('launch="torchrun" nproc="2" title=\'say "hi"\' hl_lines="2"', "print(1)\nprint(2)")
     assert source_block(block)[0] == '```python hl_lines="2" title="say \'hi\'"'
     assert source_block(block)[1:] == ["print(1)", "print(2)", "```"]
+
+
+def test_a_whole_snippet_is_shown_from_the_line_after_its_header(tmp_path):
+    (tmp_path / "topic").mkdir()
+    (tmp_path / "topic" / "headed.py").write_text("#| run: python headed.py\n#| timeout: 9\nprint(1)\n"
+                                                  "# --8<-- [start:s]\nprint(2)\n# --8<-- [end:s]\n")
+    whole = block_of("", '--8<-- "topic/headed.py"', tmp_path)
+    assert source_block(whole)[1] == '--8<-- "topic/headed.py:3:"'
+    assert source_block(block_of("", "--8<-- 'topic/headed.py'", tmp_path))[1] == "--8<-- 'topic/headed.py:3:'"
+    assert source_block(block_of("", '--8<-- "topic/headed.py:s"', tmp_path))[1] == '--8<-- "topic/headed.py:s"'
 
 
 def test_a_snippet_gets_its_file_name_as_title_and_a_download_link(tmp_path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -24,7 +25,19 @@ def test_project_site_shows_rank_tabs_command_and_download(built_site):
         assert f">{label}</label>" in html
     assert "torchrun --standalone --nproc-per-node=2 output_shape.py" in html
     assert 'download="output_shape.py"' in html
-    assert (built_site / "snippets" / "ddp" / "output_shape.py").is_file()
+    served = (built_site / "snippets" / "ddp" / "output_shape.py").read_text()
+    source = (ROOT / "docs" / "snippets" / "ddp" / "output_shape.py").read_text()
+    assert source.startswith("#| run: ") and not served.startswith("#|")
+    assert served == source.split("\n", 1)[1]             # the download is the file minus the engine's header
+    assert "#| run:" not in html                          # and no page shows a header line
+
+
+def test_a_traceback_counts_the_lines_of_the_code_a_reader_sees(built_site):
+    """ddp.md runs output_shape.py with plain python: its error names a line of the shown file."""
+    html = (built_site / "learn" / "ddp" / "index.html").read_text()
+    served = (built_site / "snippets" / "ddp" / "output_shape.py").read_text().splitlines()
+    number = int(re.search(r'File (?:&quot;|")output_shape\.py(?:&quot;|"), line (\d+)', html).group(1))
+    assert "init_process_group" in served[number - 1]
 
 
 def test_a_failing_block_fails_the_strict_build_with_its_location(tmp_path):

@@ -92,10 +92,10 @@ def resolve(fenced: FencedBlock, snippets_dir: Path, environment: dict) -> Block
         header = {k: v for k, v in snippet.header.items() if k != "__line__"}
         header_where = (snippet.display_path, int(snippet.header.get("__line__", 1)))
         base = apply_options(base, header, header_where)
-        files = {fenced.include: snippet.text.encode()}
+        files = {fenced.include: snippet.body.encode()}
         deps = local_imports(snippets_dir, fenced.include)
-        for dep in deps:
-            files[dep] = (snippets_dir / dep).read_bytes()
+        for dep in deps:   # laid out as it is served: without an engine header
+            files[dep] = read_snippet(snippets_dir, dep).body.encode()
         script = fenced.include
     else:
         files = {INLINE_SCRIPT: (fenced.body + "\n").encode()}

@@ -46,7 +46,11 @@ def source_block(block: Block) -> list[str]:
     if block.snippet and "title" not in display:
         display["title"] = block.snippet.relpath.rsplit("/", 1)[-1]
     attrs = "".join(f' {k}="{_quote(v)}"' for k, v in sorted(display.items()))
-    return [f"{fenced.fence}python{attrs}", *fenced.body.split("\n"), fenced.fence]
+    body = fenced.body
+    if block.snippet and block.snippet.header_lines and not fenced.section:
+        # the whole file, shown from the first line after the engine's header (pymdownx.snippets' line range)
+        body = body.replace(fenced.include, f"{fenced.include}:{block.snippet.header_lines + 1}:")
+    return [f"{fenced.fence}python{attrs}", *body.split("\n"), fenced.fence]
 
 
 def command_line(block: Block) -> list[str]:

@@ -7,6 +7,7 @@ tested) without MkDocs.
 from __future__ import annotations
 
 import logging
+import os
 import re
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from .blocks import Block, collect_site, site_pages
 from .claims import (ClaimChecker, InlineValue, PageClaimRenderer, PageClaims, check_site, page_aliases, prose_lines,
                      scan_page)
 from .engine import Engine
+from .snippet_files import read_snippet
 from .errors import AuthoringError, GuideError
 from .gpu_records import GpuRecords, RecordState
 from .results import RunResult
@@ -66,6 +68,29 @@ class SiteBuild:
         runner = NotebookRunner(self.engine.cache.directory, self.engine.scratch_root, env,
                                 self.engine.environment, log=self.engine.log)
         return {page: runner.executed(page, path) for page, path in sorted(notebooks.items())}
+
+    def snippet_downloads(self, snippets: dict[str, Path]) -> dict[str, Path]:
+        """What the site serves for each snippet file: the file without the engine's header lines.
+
+        Written under the cache (by a rename, so two builds at once never see half a file)
+        and only when the content differs, so the download is exactly the code a page shows.
+        """
+        folder = self.engine.cache.directory / "downloads"
+        served = {}
+        for uri, path in sorted(snippets.items()):
+            # checked as any snippet is (header, sections, line length), from the file MkDocs found
+            snippet = read_snippet(path.parent, path.name, display=f"docs/{uri}")
+            if not snippet.header_lines:
+                continue
+            copy = folder / uri
+            body = snippet.body
+            if not copy.is_file() or copy.read_text(encoding="utf-8") != body:
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                temporary = copy.with_name(f".{copy.name}.{os.getpid()}.tmp")
+                temporary.write_text(body, encoding="utf-8")
+                os.replace(temporary, copy)
+            served[uri] = copy
+        return served
 
     def execute(self, pages: dict[str, str] | None = None) -> list[Block]:
         blocks = self.engine.collect(pages)

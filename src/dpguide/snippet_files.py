@@ -8,6 +8,11 @@ A snippet starts with optional header lines such as::
 and may be cut into sections with ``# --8<-- [start:name]`` / ``# --8<-- [end:name]``
 (the markers pymdownx.snippets understands), so a page can show one part while
 the whole file runs.
+
+The header is the engine's, not the reader's: the file runs without it, a page
+shows the file from the first line after it, and the download leaves it out, so
+the line numbers of a traceback match the code a reader sees. Every other line
+fits a code box: at most ``LINE_LIMIT`` characters.
 """
 
 from __future__ import annotations
@@ -21,6 +26,9 @@ from pathlib import Path
 
 from .options import raise_error, options_from_command
 
+#: the longest line a snippet may have: what a code box shows on a desktop screen without wrapping
+LINE_LIMIT = 100
+
 _HEADER = re.compile(r"^#\|\s*([A-Za-z][\w-]*)\s*:\s*(.*?)\s*$")
 _SECTION = re.compile(r"^\s*#\s*-{1,}8<-{1,}\s*\[(start|end):([\w.-]+)\]\s*$")
 
@@ -32,16 +40,22 @@ class SnippetFile:
     text: str
     header: dict        # option attributes from the header
     sections: frozenset
+    header_lines: int = 0   # how many '#|' lines open the file
+
+    @property
+    def body(self) -> str:
+        """The file as it runs, is shown and is downloaded: without its header lines."""
+        return "".join(self.text.splitlines(keepends=True)[self.header_lines:])
 
     @property
     def display_path(self) -> str:
         return f"docs/snippets/{self.relpath}"
 
 
-def read_snippet(snippets_dir: Path, relpath: str) -> SnippetFile:
+def read_snippet(snippets_dir: Path, relpath: str, display: str | None = None) -> SnippetFile:
     path = snippets_dir / relpath
     text = path.read_text(encoding="utf-8")
-    where_name = f"docs/snippets/{relpath}"
+    where_name = display or f"docs/snippets/{relpath}"
     header: dict[str, str] = {}
     in_header = True
     for number, line in enumerate(text.splitlines(), start=1):
@@ -66,6 +80,12 @@ def read_snippet(snippets_dir: Path, relpath: str) -> SnippetFile:
         else:
             header[key] = value
         header.setdefault("__line__", str(number))
+    header_lines = sum(1 for _ in _leading_header(text))
+    for number, line in enumerate(text.splitlines(), start=1):
+        if number > header_lines and len(line) > LINE_LIMIT:
+            raise_error((where_name, number), f"this line is {len(line)} characters long; the limit is {LINE_LIMIT}, "
+                        "what a code box shows without wrapping",
+                        "break the statement inside its brackets, or move a trailing comment to a line of its own")
     sections = set()
     open_sections: dict[str, int] = {}
     for number, line in enumerate(text.splitlines(), start=1):
@@ -83,7 +103,14 @@ def read_snippet(snippets_dir: Path, relpath: str) -> SnippetFile:
     if open_sections:
         name, number = next(iter(open_sections.items()))
         raise_error((where_name, number), f"section {name!r} is never ended", f"add '# --8<-- [end:{name}]'")
-    return SnippetFile(relpath, path, text, header, frozenset(sections))
+    return SnippetFile(relpath, path, text, header, frozenset(sections), header_lines)
+
+
+def _leading_header(text: str):
+    for line in text.splitlines():
+        if not line.startswith("#|"):
+            return
+        yield line
 
 
 def local_imports(snippets_dir: Path, relpath: str) -> dict[str, str]:

@@ -1,10 +1,12 @@
 #| run: torchrun --standalone --nproc-per-node=2 comm_hook.py
-"""fp16_compress_hook: gradients sent as float16, still identical on every rank, close to the uncompressed ones."""
+"""fp16_compress_hook: gradients sent as float16, still identical on every rank, close to the
+uncompressed ones.
+"""
 import copy
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
+import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 from torch.nn.parallel import DistributedDataParallel as DDP
@@ -52,5 +54,5 @@ for step in range(6):                        # training with the hook works as u
 # --8<-- [end:body]
 
 dist.barrier()
-del default, compressed, ddp_model           # drop what holds the group, so destroying it joins its threads
+del default, compressed, ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

@@ -1,10 +1,11 @@
 #| run: torchrun --standalone --nproc-per-node=2 join.py
-"""Uneven inputs with DDP's join(): the rank that runs out keeps answering the others' all-reduces."""
+"""Uneven inputs with DDP's join(): the rank that runs out keeps answering the others' all-reduces.
+"""
 import copy
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
+import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -20,7 +21,8 @@ batches = 3 if rank == 0 else 5              # rank 0 has fewer batches than ran
 data = [torch.randn(64, 4) for _ in range(batches)]
 
 # --8<-- [start:body]
-with ddp_model.join():                       # ranks that finish early shadow the others' collectives
+# ranks that finish early shadow the others' collectives
+with ddp_model.join():
     for step, x in enumerate(data):
         y = x.sum(1, keepdim=True)
         plain = copy.deepcopy(model)         # to compute this rank's own gradient, for the check
@@ -42,5 +44,5 @@ if rank == 0:
     print("replicas identical after join:", all(torch.equal(copies[0], c) for c in copies))
 
 dist.barrier()
-del ddp_model                                # drop what holds the group, so destroying it joins its threads
+del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

@@ -1,10 +1,12 @@
 #| run: torchrun --standalone --nproc-per-node=2 no_sync.py
-"""Gradient accumulation with no_sync(): local gradients while accumulating, one all-reduce per step."""
+"""Gradient accumulation with no_sync(): local gradients while accumulating, one all-reduce per
+step.
+"""
 import copy
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
+import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -70,5 +72,5 @@ for step in range(6):
 # --8<-- [end:body]
 
 dist.barrier()
-del ddp_model                                # drop what holds the group, so destroying it joins its threads
+del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

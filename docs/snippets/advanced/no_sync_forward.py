@@ -2,7 +2,7 @@
 """no_sync() decides at forward time: what counts is where the forward runs, not the backward."""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
+import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -27,14 +27,16 @@ ddp_model.zero_grad()
 loss = ddp_model(x).sum()
 with ddp_model.no_sync():
     loss.backward()
-print(f"rank {rank}: forward outside, backward inside: grads equal on all ranks? {agree(ddp_model.module.weight.grad)}")
+same = agree(ddp_model.module.weight.grad)
+print(f"rank {rank}: forward outside, backward inside: grads equal on all ranks? {same}")
 
 # 2. forward inside no_sync, backward outside it
 ddp_model.zero_grad()
 with ddp_model.no_sync():
     loss = ddp_model(x).sum()
 loss.backward()
-print(f"rank {rank}: forward inside, backward outside: grads equal on all ranks? {agree(ddp_model.module.weight.grad)}")
+same = agree(ddp_model.module.weight.grad)
+print(f"rank {rank}: forward inside, backward outside: grads equal on all ranks? {same}")
 # --8<-- [end:body]
 dist.barrier()
 del ddp_model

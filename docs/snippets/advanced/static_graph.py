@@ -1,12 +1,14 @@
 #| run: python static_graph.py
-"""static_graph=True: DDP learns the graph once, and a parameter that is never used needs no search."""
+"""static_graph=True: DDP learns the graph once, and a parameter that is never used needs no search.
+"""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
+import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)   # one process is enough
+# one process is enough
+dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
 # --8<-- [start:body]
 class Net(nn.Module):
     def __init__(self):
@@ -19,7 +21,8 @@ class Net(nn.Module):
 
 
 torch.manual_seed(0)
-ddp_model = DDP(Net(), static_graph=True)    # the same graph every iteration: no find_unused_parameters
+# the same graph every iteration: no find_unused_parameters
+ddp_model = DDP(Net(), static_graph=True)
 optimizer = torch.optim.SGD(ddp_model.parameters(), lr=0.1)
 x = torch.randn(32, 4)
 y = x @ torch.tensor([[1.0], [2.0], [-1.0], [0.5]])
@@ -31,5 +34,5 @@ for step in range(5):
     print(f"step {step}: loss {loss.item():.4f}")
 print("static_graph in DDP's own logging data:", ddp_model._get_ddp_logging_data()["static_graph"])
 # --8<-- [end:body]
-del ddp_model                                # drop what holds the group, so destroying it joins its threads
+del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

@@ -5,7 +5,8 @@ import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)   # one process is enough
+# one process is enough
+dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
 # --8<-- [start:bug]
 model = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Linear(8, 1))
 model = nn.SyncBatchNorm.convert_sync_batchnorm(model)   # every BatchNorm*d becomes a SyncBatchNorm

@@ -2,11 +2,12 @@
 """The same two-head model with find_unused_parameters=True: it trains."""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
+import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)   # one process is enough
+# one process is enough
+dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
 
 
 class TwoHeads(nn.Module):
@@ -34,7 +35,8 @@ for step in range(8):
     loss.backward()
     optimizer.step()
     got_grad = [name for name, p in ddp_model.module.named_parameters() if p.grad is not None]
-    print(f"step {step} task {task}: loss {loss.item():.4f}, gradients for {sorted({n.split('.')[0] for n in got_grad})}")
+    layers = sorted({n.split('.')[0] for n in got_grad})
+    print(f"step {step} task {task}: loss {loss.item():.4f}, gradients for {layers}")
 # --8<-- [end:fix]
-del ddp_model                                # drop what holds the group, so destroying it joins its threads
+del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

@@ -1,10 +1,12 @@
 #| run: torchrun --standalone --nproc-per-node=2 map_location_cuda.py
-"""On GPUs a checkpoint remembers the device it was saved from; map_location moves it to this rank's GPU."""
+"""On GPUs a checkpoint remembers the device it was saved from; map_location moves it to this rank's
+GPU.
+"""
 import os
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
+import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -25,5 +27,5 @@ print(f"rank {rank}: without map_location the weights land on {as_saved['weight'
 ddp_model.module.load_state_dict(mapped)
 
 dist.barrier()
-del ddp_model                                # drop what holds the group, so destroying it joins its threads
+del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

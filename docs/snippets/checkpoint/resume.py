@@ -1,9 +1,11 @@
 #| run: torchrun --standalone --nproc-per-node=2 resume.py
-"""Stop after 3 epochs, resume from the checkpoint with fresh objects, compare with a run that never stopped."""
+"""Stop after 3 epochs, resume from the checkpoint with fresh objects, compare with a run that never
+stopped.
+"""
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
+import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
@@ -13,7 +15,8 @@ rank, world = dist.get_rank(), dist.get_world_size()
 
 g = torch.Generator().manual_seed(0)         # the same data on every rank
 x = torch.randn(128, 4, generator=g)
-dataset = TensorDataset(x, x @ torch.tensor([[2.0], [-3.0], [1.0], [0.5]]) + 0.1 * torch.randn(128, 1, generator=g))
+w_true = torch.tensor([[2.0], [-3.0], [1.0], [0.5]])
+dataset = TensorDataset(x, x @ w_true + 0.1 * torch.randn(128, 1, generator=g))
 
 
 def save(ddp_model, optimizer, epoch, path):

@@ -5,7 +5,8 @@ import datetime
 import torch
 import torch.distributed as dist
 
-# A short timeout turns the wait into an error; the default (30 minutes on gloo) would look like a hang.
+# A short timeout turns the wait into an error; the default (30 minutes on gloo) would look like a
+# hang.
 dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=3))
 rank = dist.get_rank()
 # --8<-- [start:bug]

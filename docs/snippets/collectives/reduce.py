@@ -1,5 +1,7 @@
 #| run: torchrun --standalone --nproc-per-node=3 reduce.py
-"""Collectives that combine data: all_reduce with each op, reduce, reduce_scatter, async handles, barrier."""
+"""Collectives that combine data: all_reduce with each op, reduce, reduce_scatter, async handles,
+barrier.
+"""
 import time
 
 import torch

@@ -1,5 +1,8 @@
 #| run: python fail_argparse.py
-"""Ranks that exit through argparse: no traceback, so the summary quotes the first failing rank's last line."""
+"""Ranks that exit through argparse: no traceback, so the summary quotes the first failing rank's
+last
+line.
+"""
 from gallery import include, show
 
 show(f'''

@@ -1,5 +1,7 @@
 #| run: python fail_live_group.py
-"""What a script that leaves its group alive at exit looks like: right output, and still a failed block."""
+"""What a script that leaves its group alive at exit looks like: right output, and still a failed
+block.
+"""
 from gallery import include, show
 
 show(f'''
@@ -17,5 +19,5 @@ show(f'''
     model = DDP(nn.Linear(4, 1))
     print("output shape:", tuple(model(torch.randn(8, 4)).shape))   # forward only: see the page
     dist.barrier()
-    dist.destroy_process_group()             # the model (and torch.distributed.nn) still hold the group
+    dist.destroy_process_group()   # the model (and torch.distributed.nn) still hold the group
 '''})

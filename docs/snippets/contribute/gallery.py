@@ -1,4 +1,5 @@
-"""Helper for the Contribute page: build a throwaway one-page site and print the engine's verdict."""
+"""Helper for the Contribute page: build a throwaway one-page site and print the engine's verdict.
+"""
 
 import tempfile
 import textwrap
@@ -9,7 +10,8 @@ from dpguide.errors import GuideError
 
 
 def include(name: str) -> str:
-    """An include line for a throwaway page (built here so this file holds no include line itself)."""
+    """An include line for a throwaway page (built here so this file holds no include line itself).
+    """
     return "--8" + '<-- "' + name + '"'
 
 
@@ -23,7 +25,8 @@ def _write_site(root: Path, page: str, snippets: dict[str, str] | None) -> None:
 
 
 def show(page: str, snippets: dict[str, str] | None = None) -> None:
-    """Write ``page`` (and snippets) into a temporary docs tree, run it, print what the build says."""
+    """Write ``page`` (and snippets) into a temporary docs tree, run it, print what the build says.
+    """
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         _write_site(root, page, snippets)
@@ -42,7 +45,8 @@ def show_output(page: str, snippets: dict[str, str] | None = None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         _write_site(root, page, snippets)
-        engine = Engine(root, cache_dir=root / "cache", log=lambda message: print(message.replace(tmp, "<tmp>")))
+        engine = Engine(root, cache_dir=root / "cache",
+                        log=lambda message: print(message.replace(tmp, "<tmp>")))
         blocks = engine.collect()
         engine.run(blocks)
         print("--- what the page shows under the block:")

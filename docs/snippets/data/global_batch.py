@@ -13,5 +13,6 @@ for rank in range(world):                     # what each of the 2 ranks would b
     print(f"rank {rank}: {len(sampler)} samples, {len(loader)} batches per epoch, "
           f"first batch {first.int().tolist()}")
 
-print(f"samples per optimizer step: {per_rank_batch} per rank x {world} ranks = {per_rank_batch * world}")
+print(f"samples per optimizer step: {per_rank_batch} per rank x {world} ranks"
+      f" = {per_rank_batch * world}")
 # --8<-- [end:body]

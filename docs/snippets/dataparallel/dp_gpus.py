@@ -1,5 +1,8 @@
 #| run: python dp_gpus.py
-"""DataParallel on two GPUs: where each piece of the batch runs, in which thread, and where the output lands."""
+"""DataParallel on two GPUs: where each piece of the batch runs, in which thread, and where the
+output
+lands.
+"""
 # --8<-- [start:body]
 import os
 import threading
@@ -27,7 +30,8 @@ dp = nn.DataParallel(model, device_ids=[0, 1])
 print("main thread:", threading.current_thread().name, "pid", os.getpid())
 
 for output_device in (0, 1):
-    dp.output_device = output_device          # normally set once: DataParallel(..., output_device=1)
+    # normally set once: DataParallel(..., output_device=1)
+    dp.output_device = output_device
     seen.clear()
     batch = torch.randn(5, 4, device="cuda:0")
     out = dp(batch)

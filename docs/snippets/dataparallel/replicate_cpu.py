@@ -1,5 +1,7 @@
 #| run: python replicate_cpu.py
-"""DataParallel's machinery (replicate, scatter, gather) copies between GPUs; it refuses CPU tensors."""
+"""DataParallel's machinery (replicate, scatter, gather) copies between GPUs; it refuses CPU
+tensors.
+"""
 import torch
 from torch import nn
 from torch.nn.parallel import replicate

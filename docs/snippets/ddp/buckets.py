@@ -2,7 +2,7 @@
 """Watch DDP's gradient buckets become ready while backward is still running."""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
+import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 from torch.nn.parallel import DistributedDataParallel as DDP
@@ -11,7 +11,8 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
 # --8<-- [start:body]
 torch.manual_seed(0)
-model = nn.Sequential(nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 1))
+model = nn.Sequential(nn.Linear(256, 256), nn.ReLU(),
+                      nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 1))
 names = {p: n for n, p in model.named_parameters()}
 
 print("default bucket cap:", DDP(nn.Linear(2, 2)).bucket_bytes_cap / 2**20, "MiB")
@@ -26,7 +27,8 @@ for i in (0, 2, 4):
     model[i].register_forward_hook(announce(i))
 
 def logging_allreduce(state, bucket):        # the default all-reduce, plus one print
-    print(f"  bucket {bucket.index()} ready, all_reduce starts: {[names[p] for p in bucket.parameters()]}")
+    params = [names[p] for p in bucket.parameters()]
+    print(f"  bucket {bucket.index()} ready, all_reduce starts: {params}")
     return default_hooks.allreduce_hook(state, bucket)
 
 ddp_model.register_comm_hook(None, logging_allreduce)
@@ -35,5 +37,5 @@ for step in range(2):
     print(f"iteration {step}")
     ddp_model(torch.randn(8, 256)).sum().backward()
 # --8<-- [end:body]
-del ddp_model                                # drop what holds the group, so destroying it joins its threads
+del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

@@ -1,8 +1,11 @@
 #| run: torchrun --standalone --nproc-per-node=2 buffers.py
-"""DDP also sends buffers: with forward_sync_buffers=True (the default), every forward starts from rank 0's."""
+"""DDP also sends buffers: with forward_sync_buffers=True (the default), every forward starts from
+rank
+0's.
+"""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
+import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -15,12 +18,14 @@ def show(tag, bn):
 
 for sync in (True, False):
     torch.manual_seed(0)
-    bn = nn.BatchNorm1d(2)                    # buffers: running_mean, running_var, num_batches_tracked
+    # buffers: running_mean, running_var, num_batches_tracked
+    bn = nn.BatchNorm1d(2)
     ddp_model = DDP(bn, forward_sync_buffers=sync)   # the older name: broadcast_buffers
     print(f"rank {rank}: forward_sync_buffers={sync}")
     dist.barrier()
     # a pre-hook on the inner module runs after DDP's own work at the start of forward
-    hook = bn.register_forward_pre_hook(lambda m, args: show("seen as step 2 starts", m) if step == 2 else None)
+    hook = bn.register_forward_pre_hook(
+        lambda m, args: show("seen as step 2 starts", m) if step == 2 else None)
     for step in (1, 2):
         x = torch.randn(8, 2) + 10.0 * rank   # rank 0's batch is around 0, rank 1's around 10
         ddp_model(x).sum().backward()

@@ -4,7 +4,7 @@ import copy
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
+import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -27,12 +27,14 @@ synced = ddp_model.module.weight.grad
 print(f"rank {rank}: local grad {[round(v, 4) for v in local.flatten().tolist()]}")
 print(f"rank {rank}: DDP grad   {[round(v, 4) for v in synced.flatten().tolist()]}")
 
-for name, p_local, p_ddp in [("weight", plain.weight, model.weight), ("bias", plain.bias, model.bias)]:
+pairs = [("weight", plain.weight, model.weight), ("bias", plain.bias, model.bias)]
+for name, p_local, p_ddp in pairs:
     everyone = [torch.zeros_like(p_local.grad) for _ in range(world)]
     dist.all_gather(everyone, p_local.grad)  # collect every rank's local gradient
     average = torch.stack(everyone).mean(dim=0)
-    print(f"rank {rank}: {name} DDP grad == mean of local grads: {torch.allclose(p_ddp.grad, average)}")
+    same = torch.allclose(p_ddp.grad, average)
+    print(f"rank {rank}: {name} DDP grad == mean of local grads: {same}")
 # --8<-- [end:body]
 dist.barrier()
-del ddp_model                                # drop what holds the group, so destroying it joins its threads
+del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

@@ -3,11 +3,12 @@
 # --8<-- [start:body]
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
+import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-dist.init_process_group(backend="gloo")      # reads RANK, WORLD_SIZE, MASTER_ADDR/PORT set by torchrun
+# reads RANK, WORLD_SIZE, MASTER_ADDR/PORT set by torchrun
+dist.init_process_group(backend="gloo")
 rank, world = dist.get_rank(), dist.get_world_size()
 
 torch.manual_seed(rank)                      # a different start on each rank, on purpose
@@ -19,6 +20,6 @@ out = ddp_model(batch)
 print(f"rank {rank}/{world}: input {tuple(batch.shape)} -> output {tuple(out.shape)}")
 print(f"rank {rank}: first weight after wrapping = {ddp_model.module.weight[0, 0].item():+.4f}")
 
-del ddp_model                               # drop what holds the group, so destroying it joins its threads
+del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()                 # joins the gloo threads: see "Ending a script cleanly"
 # --8<-- [end:body]

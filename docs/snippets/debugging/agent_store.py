@@ -4,12 +4,13 @@ import os
 import socket
 
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
+import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 
 # --8<-- [start:body]
 rank = int(os.environ["RANK"])
 port = int(os.environ["MASTER_PORT"])
-print(f"rank {rank}: TORCHELASTIC_USE_AGENT_STORE={os.environ['TORCHELASTIC_USE_AGENT_STORE']} MASTER_PORT={port}")
+use_agent_store = os.environ["TORCHELASTIC_USE_AGENT_STORE"]
+print(f"rank {rank}: TORCHELASTIC_USE_AGENT_STORE={use_agent_store} MASTER_PORT={port}")
 if rank == 0:                                # before init_process_group: is the port still free?
     probe = socket.socket()
     try:

@@ -1,8 +1,11 @@
 #| run: torchrun --standalone --nproc-per-node=2 detail_mismatch.py
-"""TORCH_DISTRIBUTED_DEBUG=DETAIL checks that every rank calls the same collective with the same shapes."""
+"""TORCH_DISTRIBUTED_DEBUG=DETAIL checks that every rank calls the same collective with the same
+shapes.
+"""
 import os
 
-os.environ["TORCH_DISTRIBUTED_DEBUG"] = "DETAIL"   # read when torch.distributed is imported: set it first
+# read when torch.distributed is imported: set it first
+os.environ["TORCH_DISTRIBUTED_DEBUG"] = "DETAIL"
 # --8<-- [start:body]
 import torch
 import torch.distributed as dist

@@ -4,7 +4,8 @@ import os
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  imported before init_process_group(): its defaults stay None
+# noqa: F401  imported before init_process_group(): its defaults stay None
+import torch.distributed.nn
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 

@@ -1,5 +1,6 @@
 #| run: torchrun --standalone --nproc-per-node=2 exit_pinned.py
-"""destroy_process_group() does not stop the group's threads while something still holds the group."""
+"""destroy_process_group() does not stop the group's threads while something still holds the group.
+"""
 import os
 
 import torch
@@ -17,14 +18,17 @@ def gloo_workers() -> int:
 # --8<-- [start:body]
 dist.init_process_group("gloo")
 rank = dist.get_rank()
-ddp_model = DDP(nn.Linear(4, 1))     # the first DDP() imports torch.distributed.nn (through torch._dynamo)
+# the first DDP() imports torch.distributed.nn (through torch._dynamo)
+ddp_model = DDP(nn.Linear(4, 1))
 ddp_model(torch.randn(8, 4))         # forward only: nothing in this demo can abort at exit
 print(f"rank {rank}: gloo work threads while the group is in use: {gloo_workers()}")
 
 import torch.distributed.nn.functional as dist_fn
 pinned = [f.__name__ for f in vars(dist_fn).values()
-          if callable(f) and any(d is dist.group.WORLD for d in (getattr(f, "__defaults__", None) or ()))]
-print(f"rank {rank}: functions whose default argument is this group: {len(pinned)}, e.g. {pinned[0]}")
+          if callable(f)
+          and any(d is dist.group.WORLD for d in (getattr(f, "__defaults__", None) or ()))]
+print(f"rank {rank}: functions whose default argument is this group: {len(pinned)},"
+      f" e.g. {pinned[0]}")
 
 dist.barrier()
 del ddp_model                        # DDP's own reference is gone...

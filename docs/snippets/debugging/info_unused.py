@@ -9,7 +9,8 @@ import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)   # one process is enough
+# one process is enough
+dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
 print("debug level:", dist.get_debug_level())
 
 

@@ -1,5 +1,6 @@
 #| run: python pick_device.py
-"""Device-agnostic placement: the same code runs on a GPU when there is one, on the CPU otherwise."""
+"""Device-agnostic placement: the same code runs on a GPU when there is one, on the CPU otherwise.
+"""
 # --8<-- [start:body]
 import torch
 from torch import nn
@@ -16,6 +17,7 @@ batch = torch.randn(4, 3, device=device)      # create data where it will be use
 out = model(batch)
 
 print("device object:", device, "| its index:", device.index)
-print("model on", next(model.parameters()).device, "| batch on", batch.device, "| output on", out.device)
+print("model on", next(model.parameters()).device, "| batch on", batch.device,
+      "| output on", out.device)
 print("same weight Parameter object after .to:", model.weight is weight_before)
 # --8<-- [end:body]

@@ -1,5 +1,6 @@
 #| run: python visible_devices.py
-"""CUDA_VISIBLE_DEVICES renumbers GPUs: the first visible GPU is always cuda:0 inside the process."""
+"""CUDA_VISIBLE_DEVICES renumbers GPUs: the first visible GPU is always cuda:0 inside the process.
+"""
 import os
 import subprocess
 import sys

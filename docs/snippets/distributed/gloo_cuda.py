@@ -1,5 +1,7 @@
 #| run: torchrun --standalone --nproc-per-node=2 gloo_cuda.py
-"""gloo is not CPU-only: all_reduce on CUDA tensors works with it (nccl is the faster choice for GPUs)."""
+"""gloo is not CPU-only: all_reduce on CUDA tensors works with it (nccl is the faster choice for
+GPUs).
+"""
 import torch
 import torch.distributed as dist
 

@@ -1,5 +1,7 @@
 #| run: python init_methods.py
-"""Start two processes without torchrun: rank and world size are passed in, peers meet through a file."""
+"""Start two processes without torchrun: rank and world size are passed in, peers meet through a
+file.
+"""
 # --8<-- [start:body]
 import os
 import tempfile
@@ -13,7 +15,8 @@ def worker(rank, world_size, init_method):
     dist.init_process_group("gloo", init_method=init_method, rank=rank, world_size=world_size)
     value = torch.tensor([rank + 1.0])
     dist.all_reduce(value)                           # sum over both processes
-    print(f"pid {os.getpid()} rank {rank}/{world_size}: RANK env={os.environ.get('RANK', '<unset>')} "
+    rank_env = os.environ.get("RANK", "<unset>")
+    print(f"pid {os.getpid()} rank {rank}/{world_size}: RANK env={rank_env} "
           f"sum={value.item()}", flush=True)
     dist.barrier()
     dist.destroy_process_group()

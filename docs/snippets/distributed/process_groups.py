@@ -15,7 +15,8 @@ mine = evens if rank % 2 == 0 else odds
 everyone, in_group = torch.tensor([rank]), torch.tensor([rank])
 dist.all_reduce(everyone)                        # default group: sum over all ranks
 dist.all_reduce(in_group, group=mine)            # only the ranks of `mine`
-print(f"global rank {rank}: rank {dist.get_rank(mine)} of {dist.get_world_size(mine)} in its group, "
+size = dist.get_world_size(mine)
+print(f"global rank {rank}: rank {dist.get_rank(mine)} of {size} in its group, "
       f"rank in the other group {dist.get_rank(odds if mine is evens else evens)}; "
       f"sum over world {everyone.item()}, sum over group {in_group.item()}")
 

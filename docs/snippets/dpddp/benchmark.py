@@ -1,5 +1,7 @@
 #| run: python benchmark.py
-"""Time one training step with DataParallel and with DDP on the same two GPUs, the same model and global batch."""
+"""Time one training step with DataParallel and with DDP on the same two GPUs, the same model and
+global batch.
+"""
 import socket
 import time
 
@@ -34,11 +36,13 @@ def time_steps(model, optimizer, x, y):
 
 
 def ddp_worker(rank, world, port):
-    dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
+    dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{port}",
+                            rank=rank, world_size=world)
     torch.cuda.set_device(rank)
     model = DDP(make_model().to(rank), device_ids=[rank])
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
-    x = torch.randn(GLOBAL_BATCH // world, 2048, device=rank)   # each process: its share of the batch
+    # each process: its share of the batch
+    x = torch.randn(GLOBAL_BATCH // world, 2048, device=rank)
     y = torch.randn(GLOBAL_BATCH // world, 1, device=rank)
     seconds = time_steps(model, optimizer, x, y)
     if rank == 0:
@@ -53,7 +57,8 @@ if __name__ == "__main__":
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
     x = torch.randn(GLOBAL_BATCH, 2048, device="cuda:0")            # one process: the whole batch
     y = torch.randn(GLOBAL_BATCH, 1, device="cuda:0")
-    print(f"DataParallel, 1 process, 2 threads:   {time_steps(model, optimizer, x, y) * 1000:.1f} ms per step")
+    seconds = time_steps(model, optimizer, x, y)
+    print(f"DataParallel, 1 process, 2 threads:   {seconds * 1000:.1f} ms per step")
     del model, optimizer, x, y
     torch.cuda.empty_cache()
 

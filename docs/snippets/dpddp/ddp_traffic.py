@@ -1,8 +1,11 @@
 #| run: torchrun --standalone --nproc-per-node=2 ddp_traffic.py
-"""What DDP sends per training step: the gradients, once, in buckets; the parameters are never copied again."""
+"""What DDP sends per training step: the gradients, once, in buckets; the parameters are never
+copied
+again.
+"""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
+import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 from torch.nn.parallel import DistributedDataParallel as DDP
@@ -45,5 +48,5 @@ if rank == 0:
 # --8<-- [end:body]
 
 dist.barrier()
-del ddp_model                                # drop what holds the group, so destroying it joins its threads
+del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

@@ -1,5 +1,8 @@
 #| run: python gil.py
-"""Python work in two threads of one process versus two processes: what the GIL does to DataParallel's threads."""
+"""Python work in two threads of one process versus two processes: what the GIL does to
+DataParallel's
+threads.
+"""
 import multiprocessing as mp
 import os
 import threading

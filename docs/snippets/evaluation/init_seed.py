@@ -2,7 +2,7 @@
 """Initial weights per rank: unseeded, seeded, and after DDP's broadcast at wrapping."""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (before init: see "Ending a script cleanly")
+import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 

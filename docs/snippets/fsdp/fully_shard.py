@@ -1,16 +1,21 @@
 #| run: torchrun --standalone --nproc-per-node=2 fully_shard.py
-"""FSDP2 (fully_shard) on CPU with gloo: each rank holds a shard of every parameter, and it trains like DDP."""
+"""FSDP2 (fully_shard) on CPU with gloo: each rank holds a shard of every parameter, and it trains
+like
+DDP.
+"""
 import copy
 import gc
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
+import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
 from torch.distributed.fsdp import fully_shard
-from torch.distributed.tensor._redistribute import _gen_transform_infos, clear_redistribute_planner_cache  # private
-from torch.distributed.tensor.debug import _clear_sharding_prop_cache  # private: see "Ending a script cleanly"
+from torch.distributed.tensor._redistribute import (  # private
+    _gen_transform_infos, clear_redistribute_planner_cache)
+# private: see "Ending a script cleanly"
+from torch.distributed.tensor.debug import _clear_sharding_prop_cache
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 dist.init_process_group("gloo")
@@ -51,18 +56,21 @@ for step in range(8):
     both = torch.stack(losses)
     dist.all_reduce(both)                    # averaged over the ranks, for the log
     if rank == 0:
-        print(f"step {step}: loss FSDP {both[0].item() / world:.4f}, DDP {both[1].item() / world:.4f}")
+        fsdp_loss, ddp_loss = (both / world).tolist()
+        print(f"step {step}: loss FSDP {fsdp_loss:.4f}, DDP {ddp_loss:.4f}")
 
 same = all(torch.allclose(p.full_tensor(), q, atol=1e-6)
            for p, q in zip(model.parameters(), reference.module.parameters()))
-full_state = get_model_state_dict(model, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
+options = StateDictOptions(full_state_dict=True, cpu_offload=True)
+full_state = get_model_state_dict(model, options=options)
 if rank == 0:
     print("FSDP weights == DDP weights after training:", same)
     print("full state dict on rank 0:", {k: tuple(v.shape) for k, v in full_state.items()})
 # --8<-- [end:train]
 
 dist.barrier()
-del reference, model, layer, optimizer, ref_optimizer, m, opt, p  # all that holds a DTensor holds the group
+# all that holds a DTensor holds the group
+del reference, model, layer, optimizer, ref_optimizer, m, opt, p
 _clear_sharding_prop_cache()                 # DTensor's cache holds the mesh, so the group
 clear_redistribute_planner_cache()           # so do the two caches that full_tensor() filled
 _gen_transform_infos.cache_clear()

@@ -5,7 +5,8 @@ import torch.distributed as dist
 from torch import nn
 from torch.distributed.fsdp import fully_shard
 
-dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)   # one process is enough
+# one process is enough
+dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
 # --8<-- [start:bug]
 torch.manual_seed(0)
 model = nn.Linear(4, 1)

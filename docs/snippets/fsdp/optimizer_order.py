@@ -4,12 +4,14 @@ import gc
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
+import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.distributed.fsdp import fully_shard
-from torch.distributed.tensor.debug import _clear_sharding_prop_cache  # private: see "Ending a script cleanly"
+# private: see "Ending a script cleanly"
+from torch.distributed.tensor.debug import _clear_sharding_prop_cache
 
-dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)   # one process is enough
+# one process is enough
+dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
 x = torch.randn(32, 4, generator=torch.Generator().manual_seed(0))
 y = x.sum(dim=1, keepdim=True)
 

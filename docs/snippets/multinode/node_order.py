@@ -14,7 +14,8 @@ worker = os.path.join(tempfile.mkdtemp(), "who.py")
 with open(worker, "w") as f:                 # each worker only reports its node rank
     f.write("import os, sys\n"
             "if os.environ['LOCAL_RANK'] == '0':\n"
-            "    print(f\"agent started {sys.argv[1]}: GROUP_RANK={os.environ['GROUP_RANK']}\", flush=True)\n")
+            "    print(f\"agent started {sys.argv[1]}: GROUP_RANK={os.environ['GROUP_RANK']}\",\n"
+            "          flush=True)\n")
 
 # --8<-- [start:body]
 def agent(local_addr, label):
@@ -27,7 +28,8 @@ def agent(local_addr, label):
 
 
 first = agent("localhost", "first (--local-addr=localhost)")
-time.sleep(10)                               # the first agent joins the rendezvous long before the second
+# the first agent joins the rendezvous long before the second
+time.sleep(10)
 second = agent("127.0.0.1", "10 s later (--local-addr=127.0.0.1)")
 print("exit status:", first.wait(timeout=90), second.wait(timeout=90))
 # --8<-- [end:body]

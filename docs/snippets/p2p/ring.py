@@ -19,7 +19,8 @@ else:
     dist.recv(incoming, src=left)
     dist.send(token, dst=right)
 
-print(f"rank {rank}: sent {token.item():.0f} to rank {right}, received {incoming.item():.0f} from rank {left}")
+print(f"rank {rank}: sent {token.item():.0f} to rank {right}, "
+      f"received {incoming.item():.0f} from rank {left}")
 # --8<-- [end:ring]
 dist.barrier()
 dist.destroy_process_group()

@@ -17,7 +17,8 @@ busy = sum(i * i for i in range(10_000))    # other work can run while the trans
 
 recv_work.wait()                            # only now is `incoming` safe to read
 send_work.wait()                            # and only now may `token` be modified or reused
-print(f"rank {rank}: received {incoming.item():.0f} from rank {left} (recv done: {recv_work.is_completed()})")
+print(f"rank {rank}: received {incoming.item():.0f} from rank {left} "
+      f"(recv done: {recv_work.is_completed()})")
 # --8<-- [end:ring]
 dist.barrier()
 dist.destroy_process_group()

@@ -1,5 +1,6 @@
 #| run: torchrun --standalone --nproc-per-node=2 send_first.py
-"""Every rank calls a blocking send first: with gloo, each send waits for a recv that never comes."""
+"""Every rank calls a blocking send first: with gloo, each send waits for a recv that never comes.
+"""
 import datetime
 import time
 

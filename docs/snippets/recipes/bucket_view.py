@@ -2,7 +2,7 @@
 """gradient_as_bucket_view=True: each .grad is a view into DDP's bucket."""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
+import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 

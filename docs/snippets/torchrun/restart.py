@@ -4,15 +4,17 @@ import os
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
+import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-attempt = int(os.environ["TORCHELASTIC_RESTART_COUNT"])   # 0 at first, 1 after the first restart, ...
+# 0 at first, 1 after the first restart, ...
+attempt = int(os.environ["TORCHELASTIC_RESTART_COUNT"])
 rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
 
 # The store torchrun's env:// settings point at, with a fresh key space for this attempt,
-# so the new workers never read addresses a crashed attempt left behind.
+# so the new workers never read addresses a crashed attempt left behind
+# (gloo needs it on restarts: see "One key space per attempt" on the torchrun page).
 base_store, _, _ = next(dist.rendezvous("env://"))
 store = dist.PrefixStore(f"attempt-{attempt}", base_store)
 dist.init_process_group("gloo", store=store, rank=rank, world_size=world)
@@ -46,13 +48,14 @@ for epoch in range(start, EPOCHS):
     loss.backward()
     optimizer.step()
     print(f"rank {rank}: epoch {epoch} loss {loss.item():.4f}")
-    if rank == 0:                            # one writer; write then rename, so no half-written file
-        torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch},
-                   SNAPSHOT + ".tmp")
+    # one writer; write then rename, so no half-written file
+    if rank == 0:
+        state = {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch}
+        torch.save(state, SNAPSHOT + ".tmp")
         os.replace(SNAPSHOT + ".tmp", SNAPSHOT)
     dist.barrier()                           # nobody goes on until the snapshot is on disk
 # --8<-- [end:resume]
 
 dist.barrier()
-del ddp_model                                # drop what holds the group, so destroying it joins its threads
+del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

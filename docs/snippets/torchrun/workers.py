@@ -12,16 +12,19 @@ def command_of(pid):
             words = f.read().split(b"\0")
     except OSError:
         return "(no /proc on this system)"
-    return " ".join(os.path.basename(w.decode()) if i == 0 else w.decode() for i, w in enumerate(words) if w)
+    shown = [w.decode() for w in words if w]
+    return " ".join([os.path.basename(shown[0]), *shown[1:]])
 
 
 rank = int(os.environ["RANK"])
 print(f"rank {rank}: pid {os.getpid()}, parent pid {os.getppid()}")
 print(f"rank {rank}: parent runs: {command_of(os.getppid())[:60]}")
-for name in ["RANK", "LOCAL_RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RUN_ID",
-             "TORCHELASTIC_RESTART_COUNT", "TORCHELASTIC_MAX_RESTARTS", "OMP_NUM_THREADS"]:
+for name in ["RANK", "LOCAL_RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
+             "TORCHELASTIC_RUN_ID", "TORCHELASTIC_RESTART_COUNT", "TORCHELASTIC_MAX_RESTARTS",
+             "OMP_NUM_THREADS"]:
     print(f"rank {rank}:   {name}={os.environ.get(name, '<unset>')}")
 
-dist.init_process_group("gloo")              # env:// reads RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT
+# env:// reads RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT
+dist.init_process_group("gloo")
 dist.barrier()
 dist.destroy_process_group()

@@ -1,10 +1,12 @@
 #| run: torchrun --standalone --nproc-per-node=2 no_barrier.py
-"""No barrier after optimizer.step(), one rank deliberately slow: the weights still agree every step."""
+"""No barrier after optimizer.step(), one rank deliberately slow: the weights still agree every
+step.
+"""
 import time
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
+import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -32,5 +34,5 @@ for step in range(3):
           f"{end - forward_done:.1f} s, weights {[round(v, 4) for v in w.tolist()]}")
 # --8<-- [end:body]
 dist.barrier()                               # for a clean shutdown only
-del ddp_model                                # drop what holds the group, so destroying it joins its threads
+del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

@@ -2,7 +2,7 @@
 """A complete DDP training loop on a tiny synthetic regression problem."""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
+import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
@@ -18,7 +18,8 @@ def make(n):
     return TensorDataset(x, x @ w_true + 0.5 + 0.1 * torch.randn(n, 1, generator=g))
 train_set, eval_set = make(256), make(64)
 
-train_sampler = DistributedSampler(train_set, shuffle=True, seed=0)   # rank and world from the group
+# rank and world from the group
+train_sampler = DistributedSampler(train_set, shuffle=True, seed=0)
 eval_sampler = DistributedSampler(eval_set, shuffle=False)            # 64 divides by 2: no padding
 train_loader = DataLoader(train_set, batch_size=16, sampler=train_sampler)
 eval_loader = DataLoader(eval_set, batch_size=32, sampler=eval_sampler)
@@ -33,7 +34,8 @@ loss_fn = nn.MSELoss()                       # regression: one output, float tar
 @torch.no_grad()
 def evaluate():
     ddp_model.eval()
-    totals = torch.zeros(2)                  # [sum of squared errors, number of samples] on this rank
+    # [sum of squared errors, number of samples] on this rank
+    totals = torch.zeros(2)
     for x, y in eval_loader:
         totals += torch.tensor([((ddp_model(x) - y) ** 2).sum().item(), len(y)])
     dist.all_reduce(totals)                  # add up every rank's share of the eval set
@@ -66,5 +68,5 @@ if rank == 0:
     print("replicas identical after training:", all(torch.equal(copies[0], c) for c in copies))
 
 dist.barrier()                               # for a clean shutdown only, not for gradient sync
-del ddp_model                                # drop what holds the group, so destroying it joins its threads
+del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

@@ -5,10 +5,11 @@ import gc
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (before init_process_group: see "Ending a script cleanly")
+import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.distributed.fsdp import fully_shard
-from torch.distributed.tensor.debug import _clear_sharding_prop_cache  # private: see "Ending a script cleanly"
+# private: see "Ending a script cleanly"
+from torch.distributed.tensor.debug import _clear_sharding_prop_cache
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 dist.init_process_group("gloo")
@@ -35,11 +36,13 @@ ddp(my_samples).pow(2).mean().backward()
 sharded = make_model()
 for layer in sharded:
     if isinstance(layer, nn.Linear):
-        fully_shard(layer)                        # each Linear's parameters are cut into world slices
+        # each Linear's parameters are cut into world slices
+        fully_shard(layer)
 fully_shard(sharded)
 during = {}
 sharded[0].register_forward_pre_hook(                 # runs after FSDP's own pre-forward hook
-    lambda layer, args: during.update(shape=tuple(layer.weight.shape), kind=type(layer.weight).__name__))
+    lambda layer, args: during.update(shape=tuple(layer.weight.shape),
+                                      kind=type(layer.weight).__name__))
 sharded(my_samples).pow(2).mean().backward()
 
 params = list(ddp.parameters())

@@ -14,6 +14,7 @@ from pathlib import Path
 from .blocks import Block, collect_site, site_pages
 from .claims import (ClaimChecker, InlineValue, PageClaimRenderer, PageClaims, check_site, page_aliases, prose_lines,
                      scan_page)
+from .coverage import coverage, learn_pages, report, shortfalls
 from .engine import Engine
 from .snippet_files import read_snippet
 from .errors import AuthoringError, GuideError
@@ -101,7 +102,9 @@ class SiteBuild:
         self.quiz_runs = {block.role: block for block in blocks if block.role}
         self.check_answer_keys(self.engine.questions)
         self.check_card_proofs(blocks)
-        self.check_claims(pages if pages is not None else site_pages(self.engine.docs_dir), blocks)
+        pages = pages if pages is not None else site_pages(self.engine.docs_dir)
+        self.check_coverage(pages)
+        self.check_claims(pages, blocks)
         for block in blocks:
             if block.options.needs_gpu_record:
                 state = self.records.state(block)
@@ -200,6 +203,14 @@ class SiteBuild:
                     "prints exactly what the answer prints, so the key is not the only right answer",
                     "make the code show the difference (print what the blank changes), or drop that bank item")))
         return problems
+
+    def check_coverage(self, pages) -> None:
+        """Print the questions and cards of every lesson; stop when one has too few (coverage.py)."""
+        rows = coverage(learn_pages(pages), self.engine.questions, self.engine.decks)
+        self.engine.log(report(rows))
+        problems = shortfalls(rows)
+        if problems:
+            raise GuideError("\n".join(str(p) for p in problems))
 
     def site_facts(self) -> dict[str, int]:
         """Counts a page may quote with `{site} NAME`: what this build proved, computed now."""

@@ -1,0 +1,77 @@
+"""Practice and recall coverage: the questions of each Learn page's practice set and its flashcards.
+
+A Learn page ``learn/NAME.md`` is practised by ``practice/NAME.md`` (and by sets named
+``practice/NAME-*.md``, such as ``ddp-basics`` for ``ddp``) and recalled by every card whose
+``page:`` is that Learn page. The build prints one line per Learn page and stops when a page has
+fewer than ``MIN_QUESTIONS`` questions or no card, so no lesson is left without practice.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+
+from .errors import AuthoringError
+
+#: the fewest practice questions a Learn page may have
+MIN_QUESTIONS = 5
+
+
+@dataclass(frozen=True)
+class PageCoverage:
+    learn: str            # docs-relative, e.g. learn/ddp.md
+    sets: tuple           # the practice pages that count for it
+    questions: int
+    cards: int
+
+
+def _stem(page: str) -> str:
+    return posixpath.splitext(posixpath.basename(page))[0]
+
+
+def learn_pages(pages) -> list[str]:
+    """The lessons: Markdown pages directly under learn/, the section's index excepted."""
+    return sorted(p for p in pages if posixpath.dirname(p) == "learn" and p.endswith(".md")
+                  and _stem(p) != "index")
+
+
+def coverage(lessons, questions, decks) -> list[PageCoverage]:
+    """For each lesson, the practice sets that count for it, their questions, and its cards."""
+    per_set: dict[str, int] = {}
+    for q in questions:
+        per_set[q.page] = per_set.get(q.page, 0) + 1
+    per_lesson: dict[str, int] = {}
+    for deck in decks:
+        for card in deck.cards:
+            per_lesson[card.page] = per_lesson.get(card.page, 0) + 1
+    rows = []
+    for lesson in lessons:
+        name = _stem(lesson)
+        sets = tuple(sorted(s for s in per_set if posixpath.dirname(s) == "practice"
+                            and (_stem(s) == name or _stem(s).startswith(name + "-"))))
+        rows.append(PageCoverage(lesson, sets, sum(per_set[s] for s in sets), per_lesson.get(lesson, 0)))
+    return rows
+
+
+def shortfalls(rows) -> list[AuthoringError]:
+    """A lesson with too few questions or no card, with the file a contributor must add to."""
+    found = []
+    for row in rows:
+        name = _stem(row.learn)
+        if row.questions < MIN_QUESTIONS:
+            found.append(AuthoringError(
+                row.learn, 1, f"this lesson has {row.questions} practice question(s); "
+                f"every Learn page needs {MIN_QUESTIONS} or more",
+                f"add questions to docs/practice/{name}.md (start from docs/_templates/practice.md)"))
+        if row.cards == 0:
+            found.append(AuthoringError(
+                row.learn, 1, "no flashcard names this lesson",
+                f"add cards with page: {row.learn} to a deck on docs/flashcards/index.md"))
+    return found
+
+
+def report(rows) -> str:
+    """One line for the build log: questions and cards of every lesson."""
+    return "coverage: " + "; ".join(
+        f"{row.learn} {row.questions} questions ({', '.join(row.sets) or 'no set'}), {row.cards} cards"
+        for row in rows)

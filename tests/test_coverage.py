@@ -1,0 +1,54 @@
+"""Coverage of the curriculum: which practice sets and cards count for a lesson, and what is refused."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace as Item
+
+import pytest
+
+from dpguide.coverage import MIN_QUESTIONS, coverage, learn_pages, report, shortfalls
+
+pytestmark = pytest.mark.unit   # pure: `make test-fast` runs it; starting a process fails it (conftest.py)
+
+
+def questions(page: str, n: int) -> list:
+    return [Item(page=page) for _ in range(n)]
+
+
+def deck(*pages: str) -> Item:
+    return Item(cards=[Item(page=p) for p in pages])
+
+
+def test_the_lessons_are_the_pages_directly_under_learn_but_its_index():
+    pages = ["index.md", "learn/index.md", "learn/ddp.md", "learn/a/deep.md", "learn/notebooks.ipynb",
+             "practice/ddp.md", "learn/torchrun.md"]
+    assert learn_pages(pages) == ["learn/ddp.md", "learn/torchrun.md"]
+
+
+def test_a_lesson_counts_its_own_set_and_sets_named_after_it_and_its_cards():
+    qs = questions("practice/ddp.md", 4) + questions("practice/ddp-basics.md", 2) + \
+        questions("practice/dp-vs-ddp.md", 7) + questions("practice/torchrun.md", 5) + questions("learn/ddp.md", 3)
+    decks = [deck("learn/ddp.md", "learn/torchrun.md", "learn/ddp.md"), deck("learn/ddp.md", None)]
+    rows = coverage(["learn/ddp.md", "learn/dp-vs-ddp.md", "learn/torchrun.md"], qs, decks)
+    assert [(r.learn, r.sets, r.questions, r.cards) for r in rows] == [
+        ("learn/ddp.md", ("practice/ddp-basics.md", "practice/ddp.md"), 6, 3),
+        ("learn/dp-vs-ddp.md", ("practice/dp-vs-ddp.md",), 7, 0),
+        ("learn/torchrun.md", ("practice/torchrun.md",), 5, 1),
+    ]
+    assert report(rows) == ("coverage: learn/ddp.md 6 questions (practice/ddp-basics.md, practice/ddp.md), 3 cards; "
+                            "learn/dp-vs-ddp.md 7 questions (practice/dp-vs-ddp.md), 0 cards; "
+                            "learn/torchrun.md 5 questions (practice/torchrun.md), 1 cards")
+
+
+def test_a_lesson_short_of_questions_or_cards_is_refused_at_its_first_line_with_the_fix():
+    rows = coverage(["learn/new.md", "learn/full.md"],
+                    questions("practice/new.md", MIN_QUESTIONS - 1) + questions("practice/full.md", MIN_QUESTIONS),
+                    [deck("learn/full.md")])
+    assert report(rows).startswith("coverage: learn/new.md 4 questions (practice/new.md), 0 cards;")
+    assert [str(e) for e in shortfalls(rows)] == [
+        "learn/new.md:1: this lesson has 4 practice question(s); every Learn page needs 5 or more\n"
+        "  fix: add questions to docs/practice/new.md (start from docs/_templates/practice.md)",
+        "learn/new.md:1: no flashcard names this lesson\n"
+        "  fix: add cards with page: learn/new.md to a deck on docs/flashcards/index.md",
+    ]
+    assert report(coverage(["learn/none.md"], [], [])) == "coverage: learn/none.md 0 questions (no set), 0 cards"

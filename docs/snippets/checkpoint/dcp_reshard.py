@@ -2,8 +2,8 @@
 #| timeout: 300
 """Save with two ranks (dcp_save.py), load at four, then convert to one torch.save file.
 
-Run it next to dcp_save.py. Without torchrun it is the driver: it starts the two jobs one after
-the other. Started by torchrun, it is a worker of the second job.
+Run it next to dcp_save.py. Without torchrun it is the driver: it starts the two jobs one after the
+other. Started by torchrun, it is a worker of the second job.
 """
 import os
 import subprocess

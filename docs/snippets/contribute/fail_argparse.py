@@ -1,7 +1,6 @@
 #| run: python fail_argparse.py
 """Ranks that exit through argparse: no traceback, so the summary quotes the first failing rank's
-last
-line.
+last line.
 """
 from gallery import include, show
 

@@ -1,7 +1,6 @@
 #| run: python dp_gpus.py
 """DataParallel on two GPUs: where each piece of the batch runs, in which thread, and where the
-output
-lands.
+output lands.
 """
 # --8<-- [start:body]
 import os

@@ -1,7 +1,6 @@
 #| run: torchrun --standalone --nproc-per-node=2 buffers.py
-"""DDP also sends buffers: with forward_sync_buffers=True (the default), every forward starts from
-rank
-0's.
+"""DDP also sends buffers: with forward_sync_buffers on (its default, None, means on), a forward
+starts from rank 0's.
 """
 import torch
 import torch.distributed as dist

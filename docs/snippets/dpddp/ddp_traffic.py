@@ -1,7 +1,6 @@
 #| run: torchrun --standalone --nproc-per-node=2 ddp_traffic.py
 """What DDP sends per training step: the gradients, once, in buckets; the parameters are never
-copied
-again.
+copied again.
 """
 import torch
 import torch.distributed as dist

@@ -1,7 +1,6 @@
 #| run: python gil.py
 """Python work in two threads of one process versus two processes: what the GIL does to
-DataParallel's
-threads.
+DataParallel's threads.
 """
 import multiprocessing as mp
 import os

@@ -1,7 +1,6 @@
 #| run: torchrun --standalone --nproc-per-node=2 fully_shard.py
 """FSDP2 (fully_shard) on CPU with gloo: each rank holds a shard of every parameter, and it trains
-like
-DDP.
+like DDP.
 """
 import copy
 import gc

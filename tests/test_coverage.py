@@ -52,3 +52,12 @@ def test_a_lesson_short_of_questions_or_cards_is_refused_at_its_first_line_with_
         "  fix: add cards with page: learn/new.md to a deck on docs/flashcards/index.md",
     ]
     assert report(coverage(["learn/none.md"], [], [])) == "coverage: learn/none.md 0 questions (no set), 0 cards"
+
+
+def test_a_site_without_any_practice_or_card_is_not_judged_but_one_question_makes_it_judged():
+    assert shortfalls(coverage(["learn/a.md", "learn/b.md"], [], [])) == []
+    rows = coverage(["learn/a.md", "learn/b.md"], questions("practice/a.md", 1), [])
+    assert [(e.path, e.problem.split(";")[0]) for e in shortfalls(rows)] == [
+        ("learn/a.md", "this lesson has 1 practice question(s)"), ("learn/a.md", "no flashcard names this lesson"),
+        ("learn/b.md", "this lesson has 0 practice question(s)"), ("learn/b.md", "no flashcard names this lesson")]
+    assert shortfalls(coverage(["learn/a.md"], [], [deck("learn/a.md")]))[0].path == "learn/a.md"

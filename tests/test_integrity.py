@@ -188,18 +188,19 @@ def test_sigkill_of_a_build_in_forked_blocks_leaves_nothing_running_5_s_later(tm
 
 DAEMON = '''
 import os, sys, time
+PIDFILE = "daemon.pid"
 pid = os.fork()
 if pid == 0:
     os.setsid()
     if os.fork() == 0:          # the daemon: no parent, its own session, holds stdout open
-        with open("daemon.pid", "w") as out:
+        with open(PIDFILE, "w") as out:
             out.write(str(os.getpid()))
         time.sleep(300)
     os._exit(0)
 os.waitpid(pid, 0)
-while not os.path.exists("daemon.pid") or not open("daemon.pid").read():
+while not os.path.exists(PIDFILE) or not open(PIDFILE).read():
     time.sleep(0.01)
-print("daemon", open("daemon.pid").read(), flush=True)
+print("daemon", open(PIDFILE).read(), flush=True)
 '''
 
 
@@ -227,7 +228,7 @@ def test_a_rank_that_daemonises_a_child_has_it_ended_too(project):
         --8<-- "d.py"
         ```
     ''', {"d.py": "#| run: torchrun --standalone --nproc-per-node=2 d.py\n" + DAEMON.replace(
-        '"daemon.pid"', 'f"daemon{os.environ[\'RANK\']}.pid"')})
+        'PIDFILE = "daemon.pid"', 'PIDFILE = f"daemon{os.environ[\'RANK\']}.pid"')})
     result = engine.result_for(block)
     assert result.background_ended >= 2
     for source in ("rank 0", "rank 1"):

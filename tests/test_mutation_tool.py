@@ -22,4 +22,4 @@ def test_every_listed_equivalent_mutant_says_why_and_appears_once():
 
 def test_the_command_mutates_the_modules_pyproject_names():
     assert load_tool().configured_modules() == ["options.py", "api_links.py", "progress.py", "blocks.py", "gpu_records.py",
-                                                "render.py", "quiz.py", "quiz_render.py"]
+                                                "render.py", "quiz.py", "quiz_render.py", "coverage.py"]

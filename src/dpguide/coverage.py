@@ -54,7 +54,13 @@ def coverage(lessons, questions, decks) -> list[PageCoverage]:
 
 
 def shortfalls(rows) -> list[AuthoringError]:
-    """A lesson with too few questions or no card, with the file a contributor must add to."""
+    """A lesson with too few questions or no card, with the file a contributor must add to.
+
+    A site with no practice question and no card at all (a page cut to its title, a one-page test
+    site) has no practice section to judge: nothing is refused.
+    """
+    if not any(row.questions or row.cards for row in rows):
+        return []
     found = []
     for row in rows:
         name = _stem(row.learn)

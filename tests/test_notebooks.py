@@ -64,3 +64,29 @@ def test_a_tampered_cached_copy_is_executed_again(tmp_path):
     again = runner(tmp_path, log).executed("n.ipynb", source)
     assert outputs(again) == ["real\n"]
     assert any("is invalid" in m for m in log)
+
+
+def test_two_builds_executing_the_same_notebook_at_once_do_not_share_a_folder(tmp_path):
+    # the same notebook, hence the same key, executed by two runners (two builds) at the same time:
+    # each must work in a folder of its own, or one removes the file the other just wrote
+    import threading
+
+    source = write(tmp_path / "same.ipynb", new_code_cell("open('mine.txt', 'w').write('x')"),
+                   new_code_cell("import time, os\ntime.sleep(2)\nprint(os.path.exists('mine.txt'))"))
+    found, errors = [], []
+
+    def build(n):
+        try:
+            own_cache = NotebookRunner(tmp_path / f"cache{n}", tmp_path / "scratch", block_environment(),
+                                       fingerprint(), log=lambda message: None)
+            found.append(outputs(own_cache.executed("same.ipynb", source))[-1])
+        except BlockFailed as exc:
+            errors.append(str(exc))
+
+    builds = [threading.Thread(target=build, args=(n,)) for n in range(2)]
+    for thread in builds:
+        thread.start()
+    for thread in builds:
+        thread.join(120)
+    assert errors == [] and found == ["True\n", "True\n"]
+    assert not list((tmp_path / "scratch").glob("nb-*"))   # each run's folder is removed after it

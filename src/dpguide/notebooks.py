@@ -14,10 +14,11 @@ import hashlib
 import json
 import os
 import shutil
+import tempfile
 import uuid
 from pathlib import Path
 
-from . import ENGINE_VERSION, processes
+from . import ENGINE_VERSION, guardian, processes
 from .cache import atomic_write_json
 from .errors import BlockFailed
 
@@ -80,9 +81,11 @@ class NotebookRunner:
         from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
         notebook = nbformat.reads(json.dumps(nb), as_version=4)
-        workdir = self.scratch_root / ("nb-" + key[:16])
-        shutil.rmtree(workdir, ignore_errors=True)
-        workdir.mkdir(parents=True)
+        # a folder of this run's own: two builds running the same notebook never share one
+        self.scratch_root.mkdir(parents=True, exist_ok=True)
+        tag = guardian.scratch_tag()
+        guardian.remove_at_exit(str(self.scratch_root.resolve() / f"nb-*-{tag}-*"))
+        workdir = Path(tempfile.mkdtemp(prefix=f"nb-{key[:12]}-{tag}-", dir=self.scratch_root))
         token = uuid.uuid4().hex
         env = {**self.env, processes.MARKER: token}
         client = NotebookClient(notebook, timeout=CELL_TIMEOUT_S, kernel_name="python3",
@@ -95,6 +98,7 @@ class NotebookRunner:
                               "the failure is the lesson)", _short(str(exc))) from None
         finally:
             processes.kill_job(token)
+            shutil.rmtree(workdir, ignore_errors=True)
         for index, cell in enumerate(notebook.cells):
             tags = cell.get("metadata", {}).get("tags", [])
             if "raises-exception" in tags and not any(o.get("output_type") == "error" for o in cell.get("outputs", [])):

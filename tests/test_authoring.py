@@ -83,3 +83,33 @@ def test_the_contribute_page_documents_every_block_option():
     documented = {name for cell in re.findall(r"^\| (.+?) \|", table, flags=re.M)
                   for name in re.findall(r"`([a-z_-]+)(?:=[^`]*)?`", cell)}
     assert set(KNOWN_OPTIONS) - documented == set()
+
+
+def test_a_setting_made_before_importing_torch_needs_a_fresh_interpreter(project):
+    snippet = ('#| run: torchrun --standalone --nproc-per-node=2 debug.py\nimport os\n\n'
+               'os.environ["TORCH_DISTRIBUTED_DEBUG"] = "DETAIL"\nimport torch.distributed as dist\n')
+    message = collect_error(project, '```python\n--8<-- "debug.py"\n```\n', {"debug.py": snippet})
+    assert message.startswith("docs/snippets/debug.py:4: the block sets an environment variable before "
+                              "importing torch")
+    assert 'fix: add fresh="true" to the fence' in message
+    inline = '# L\n\n```python\nimport os\nos.environ.setdefault("A", "1")\nfrom torch import nn\n```\n'
+    assert collect_error(project, inline).startswith("lesson.md:5: the block sets an environment variable")
+    project.page("lesson.md", '```python fresh="true"\n--8<-- "debug.py"\n```\n')
+    assert len(project.engine().collect()) == 1
+
+
+@pytest.mark.parametrize("code, line", [
+    ('import os\nos.environ["A"] = "1"\nimport torch\n', 2),
+    ('import os\nos.putenv("A", "1")\nos.environ.update(B="2")\nimport torch.nn\n', 2),
+    ('import os\nos.environ.update(B="2")\nfrom torch.distributed import nn\n', 2),
+    ('import torch\nimport os\nos.environ["A"] = "1"\n', None),         # after the import: in time
+    ('import os\nos.environ["A"] = "1"\nprint(os.environ["A"])\n', None),  # no torch at all
+    ('import os\nx = os.environ["A"]\nimport torch\n', None),            # only reads it
+    ('import os\n\ndef f():\n    os.environ["A"] = "1"\nimport torch\n', None),  # not at import time
+    ('import os\nos.environ["A"] = "1"\nimport torchvision\n', None),     # another package
+    ('import os\nos.environ[\n', None),                                   # does not parse: the run says so
+])
+def test_which_settings_come_before_torch(code, line):
+    from dpguide.blocks import setting_before_torch
+
+    assert setting_before_torch(code) == line

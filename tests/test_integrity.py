@@ -132,8 +132,10 @@ def _sigkill_then_count(proc: subprocess.Popen, running: int, wanted: int) -> tu
     def ready():
         return len([p for p in _started_by(proc.pid) if wanted(p)]) >= running
 
-    assert wait_until(ready, timeout=90), "the build never started its block processes"
-    time.sleep(0.5)  # let the rest of what is being started appear
+    if not wait_until(ready, timeout=90):
+        proc.kill()   # do not leave a build running into the next tests
+        raise AssertionError("the build never started its block processes")
+    time.sleep(1)  # let the rest of what is being started appear (a worker's forked rank)
     started = _started_by(proc.pid)
     proc.send_signal(signal.SIGKILL)
     proc.wait(10)
@@ -167,9 +169,10 @@ def test_sigkill_of_a_build_in_a_torchrun_block_leaves_nothing_running_5_s_later
         import time
         time.sleep(300)
     """})
-    # the agent and both ranks name the script
-    before, survivors = _sigkill_then_count(_start_build(site), running=3, wanted=_cmdline_has("slow.py"))
-    assert before >= 3
+    # the workers torchrun started name the script (each hands its rank to a fork of the warm server;
+    # torchrun's agent is a fork of it too)
+    before, survivors = _sigkill_then_count(_start_build(site), running=2, wanted=_cmdline_has("slow.py"))
+    assert before >= 6   # the fork server, the agent's leader and the agent, two workers, their ranks
     assert survivors == []
 
 
@@ -481,8 +484,9 @@ def _pytest_on(tmp_path: Path, limit: int) -> subprocess.Popen:
 
 def test_a_hung_test_fails_by_its_own_timeout_and_leaves_no_block_process(tmp_path):
     runner = _pytest_on(tmp_path, limit=10)
-    assert wait_until(lambda: len([p for p in _started_by(runner.pid) if _cmdline_has("hang.py")(p)]) >= 3,
+    assert wait_until(lambda: len([p for p in _started_by(runner.pid) if _cmdline_has("hang.py")(p)]) >= 2,
                       timeout=60)
+    time.sleep(1)  # the two workers (named hang.py) have handed their ranks to forks
     started = _started_by(runner.pid)
     out, _ = runner.communicate(timeout=120)
     assert runner.returncode == 1 and "Timeout" in out, out
@@ -492,9 +496,9 @@ def test_a_hung_test_fails_by_its_own_timeout_and_leaves_no_block_process(tmp_pa
 
 def test_sigterm_of_the_test_runner_leaves_no_block_process_5_s_later(tmp_path):
     runner = _pytest_on(tmp_path, limit=600)
-    assert wait_until(lambda: len([p for p in _started_by(runner.pid) if _cmdline_has("hang.py")(p)]) >= 3,
+    assert wait_until(lambda: len([p for p in _started_by(runner.pid) if _cmdline_has("hang.py")(p)]) >= 2,
                       timeout=60)
-    time.sleep(0.5)
+    time.sleep(1)
     started = _started_by(runner.pid)
     runner.send_signal(signal.SIGTERM)
     runner.communicate(timeout=30)

@@ -241,3 +241,84 @@ def test_a_multi_node_job_labels_each_worker_by_its_global_rank_and_the_node_ran
         rank, group, local = result.text(source, "stdout").split()
         assert source == f"rank {rank} · node {group}, local {local}"
     assert sorted(int(s.split()[1]) for s in ranks) == [0, 1, 2, 3]
+
+
+RANK_REPORT = '''
+    #| run: torchrun --standalone --nproc-per-node=2 report.py
+    import random
+    import sys
+
+    import torch
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo")
+    rank = dist.get_rank()
+    print(f"rank {rank} argv {sys.argv} main {__name__}")
+    print(f"rank {rank} seed {torch.initial_seed()} random {random.random()}", file=sys.stderr)
+    dist.barrier()
+    dist.destroy_process_group()
+    if rank == 1:
+        raise ValueError("rank 1 fails after its group is gone")
+'''
+
+
+def test_forked_ranks_print_what_fresh_ranks_print(project):
+    engine, blocks = run_page(project, '''
+        ```python expect="fail" raises="ValueError"
+        --8<-- "report.py"
+        ```
+
+        ```python expect="fail" raises="ValueError" fresh="true"
+        --8<-- "report.py"
+        ```
+    ''', {"report.py": RANK_REPORT})
+    forked, fresh = (engine.result_for(b) for b in blocks)
+    assert "forked" in forked.command[-1] and fresh.command[-1] == "report.py"
+    for result in (forked, fresh):
+        assert result.text("rank 0", "stdout") == "rank 0 argv ['report.py'] main __main__"
+        assert result.text("rank 1", "stdout") == "rank 1 argv ['report.py'] main __main__"
+        # the traceback goes through sys.excepthook, where torch.distributed adds its rank prefix
+        assert result.text("rank 1", "stderr").splitlines()[1:] == [
+            "[rank1]: Traceback (most recent call last):",
+            '[rank1]:   File "report.py", line 14, in <module>',
+            '[rank1]:     raise ValueError("rank 1 fails after its group is gone")',
+            "[rank1]: ValueError: rank 1 fails after its group is gone"]
+        assert "report.py FAILED" in result.text("torchrun", "stderr")
+        assert [note["rank"] for note in result.exit_notes] == [0]  # the exit probe runs in each rank
+    assert [(line.source, line.stream) for line in forked.lines if line.source.startswith("rank")] == \
+        [(line.source, line.stream) for line in fresh.lines if line.source.startswith("rank")]
+
+
+def test_forked_ranks_and_blocks_draw_their_own_random_numbers(project):
+    # a fork copies the warm server's random state: the child must reseed as a new interpreter does
+    draw = 'import random, torch\nprint(torch.initial_seed(), random.random())'
+    engine, blocks = run_page(project, "```python\n--8<-- \"report.py\"\n```\n\n" +
+                              "".join(f"```python\n{draw}\n# {n}\n```\n\n" for n in range(3)),
+                              {"report.py": RANK_REPORT.split("    if rank == 1")[0]})
+    ranks = engine.result_for(blocks[0])
+    seeds = [ranks.text(f"rank {r}", "stderr").splitlines()[0].split()[3] for r in (0, 1)]
+    assert seeds[0] != seeds[1]
+    draws = [engine.result_for(b).text() for b in blocks[1:]]
+    assert "forked" in engine.result_for(blocks[1]).command[-1]
+    assert len(set(draws)) == 3
+
+
+def test_a_forked_rank_killed_by_a_signal_is_reported_as_killed_by_that_signal(project):
+    engine, [block] = run_page(project, '''
+        ```python expect="fail"
+        --8<-- "killed.py"
+        ```
+    ''', {"killed.py": '''
+        #| run: torchrun --standalone --nproc-per-node=2 killed.py
+        import os
+        import signal
+        import time
+
+        if os.environ["RANK"] == "1":
+            os.kill(os.getpid(), signal.SIGKILL)
+        time.sleep(30)
+    '''})
+    result = engine.result_for(block)
+    assert "forked" in result.command[-1]
+    assert "Signal 9 (SIGKILL) received by PID" in result.text("torchrun", "stderr")
+    assert result.duration < 25  # torchrun ended rank 0 too: the stand-in passed its SIGTERM on

@@ -13,6 +13,7 @@ import pytest
 from dpguide.render import MERGED_NOTE, MERGED_TAB, anchor_base, code_box, \
     command_line, failure_note, indent, output_boxes, output_tabs, page_anchors, provenance, \
     replace_blocks, run_section, skipped_section, source_block
+from dpguide.results import FORKED_PYTHON, FORKED_TORCHRUN
 from unit_blocks import block_of, gap, line, result_of
 
 pytestmark = pytest.mark.unit   # pure: `make test-fast` runs it; starting a process fails it (conftest.py)
@@ -146,7 +147,17 @@ def test_provenance_of_a_simulated_multi_node_run_and_a_gpu_run():
     text = provenance(block, result_of([], ran_on={"device": "cuda: H200"}))
     assert "an unrecorded date" in text and "on cuda: H200 (?)" in text and "torch ?" in text
     assert "torchrun, 2 nodes × 2 processes, all on one machine" in text and "backends" not in text
-    assert "one python process" in provenance(block_of("", "print(1)"), result_of([]))
+    assert "one python process ·" in provenance(block_of("", "print(1)"), result_of([]))
+
+
+def test_provenance_says_when_the_processes_were_forked_from_the_warm_interpreter():
+    forked = result_of([], command=["python", "x.py", FORKED_PYTHON], launch="python")
+    assert "one python process (forked from a warm interpreter) ·" in provenance(block_of("", "print(1)"), forked)
+    block = block_of('launch="torchrun" nproc="2"', "print(1)")
+    ranks = result_of([], command=["torchrun", "x.py", FORKED_TORCHRUN])
+    assert "torchrun, 2 processes (launcher and ranks forked from a warm interpreter) ·" in provenance(block, ranks)
+    fresh = result_of([], command=["torchrun", "x.py"])
+    assert "torchrun, 2 processes ·" in provenance(block, fresh)
 
 
 def test_display_options_stay_on_the_shown_fence_and_run_options_go():

@@ -34,7 +34,8 @@ def gap(text: str = "1,000 bytes were not kept here") -> Line:
 
 
 def result_of(lines: list[Line], launch: str = "torchrun", returncode: int | None = 0, **extra) -> RunResult:
-    return RunResult(command=["x"], reader_command="python x.py", launch=launch, returncode=returncode,
+    return RunResult(command=extra.pop("command", ["x"]), reader_command="python x.py", launch=launch,
+                     returncode=returncode,
                      duration=extra.pop("duration", 1.25), lines=lines, **extra)
 
 

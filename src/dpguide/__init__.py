@@ -5,4 +5,4 @@ It finds the Python code blocks of a MkDocs site, runs each one for real
 that output back into the pages. MkDocs only adapts it (see ``hooks/``).
 """
 
-ENGINE_VERSION = "4"  # 4: results carry when and on what they ran (provenance)
+ENGINE_VERSION = "5"  # 5: torchrun agents and ranks fork from the warm interpreter (4: provenance)

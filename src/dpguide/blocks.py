@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -102,9 +104,38 @@ def resolve(fenced: FencedBlock, snippets_dir: Path, environment: dict) -> Block
         deps = {}
         script = INLINE_SCRIPT
     options = apply_options(base, fenced.attrs, fenced.where)
+    if not options.fresh:
+        code = files[script].decode()
+        line = setting_before_torch(code)
+        if line:
+            where = ((snippet.display_path, snippet.header_lines + line) if snippet
+                     else (fenced.page, fenced.line + line))
+            raise_error(where, "the block sets an environment variable before importing torch, but it "
+                        "runs in a fork of a warm interpreter that has imported torch already, so the "
+                        "setting could come too late", 'add fresh="true" to the fence')
     block = Block(fenced, options, script, files, snippet, deps)
     block.key = compute_key(block, environment)
     return block
+
+
+def setting_before_torch(code: str) -> int | None:
+    """The line of the first top-level ``os.environ[...] = ...`` (or ``setdefault``, ``update``,
+    ``putenv``) when a top-level ``import torch`` follows it; None otherwise (or if the code does not
+    parse: its run reports that)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None  # the run reports it, with the real traceback
+    setting = None
+    for node in tree.body:
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "torch" for a in node.names):
+            return setting
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "torch":
+            return setting
+        text = ast.unparse(node)
+        if setting is None and re.match(r"os\.(environ\[.*\]\s*=|environ\.(setdefault|update)\(|putenv\()", text):
+            setting = node.lineno
+    return None
 
 
 def site_pages(docs_dir: Path) -> dict[str, str]:

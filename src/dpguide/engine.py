@@ -147,10 +147,11 @@ class Engine:
         # longest first (known timings), torchrun before python when unknown
         blocks.sort(key=lambda b: -timings.get(b.identity, 6.0 * _ranks(b) if b.options.launch == "torchrun" else 1.0))
         slots = WeightedSlots(self.slots)
-        # the warm server costs one torch import (about a second here): worth it from a few blocks on;
-        # one or two python blocks (an edited snippet) fork from a bare server, importing what they need
-        forkable = [b for b in blocks if b.options.launch == "python" and not b.options.fresh]
-        warm = len(forkable) >= 3 or (_FORKSERVER is not None and _FORKSERVER.running)
+        # the warm server costs one torch import (about a second here): worth it from a few processes
+        # on (a torchrun block's ranks fork from it too); one or two python blocks (an edited
+        # snippet) fork from a bare server, importing what they need
+        forkable = [b for b in blocks if not b.options.fresh]
+        warm = sum(map(_ranks, forkable)) >= 3 or (_FORKSERVER is not None and _FORKSERVER.running)
         forkserver = shared_forkserver(self.block_env, preload=warm) if forkable else None
         failures: list[str] = []
         retried: list[str] = []

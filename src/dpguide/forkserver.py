@@ -153,12 +153,35 @@ def _lead(request: dict, fds: list[int], conn: socket.socket, others: list[socke
         for fd in fds:
             os.close(fd)
         conn.sendall(json.dumps({"pid": pid, "leader": os.getpid()}).encode() + b"\n")
-        _, status = os.waitpid(pid, 0)
-        code = os.waitstatus_to_exitcode(status)
+        code = _wait_or_kill(pid, conn)
         background = end_children()
         conn.sendall(json.dumps({"status": code, "background": background}).encode() + b"\n")
     finally:
         os._exit(0)
+
+
+def _wait_or_kill(pid: int, conn: socket.socket) -> int:
+    """Wait for the block's process; kill it if the one who asked for it goes away first.
+
+    The asker is the engine (a python block) or a torchrun worker's stand-in: if that process
+    dies (killed by torchrun, or by the engine at a timeout), its end of the connection closes.
+    """
+    watch = selectors.DefaultSelector()
+    watch.register(conn, selectors.EVENT_READ)
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if watch.select(timeout=0.01):
+            try:
+                gone = conn.recv(1, socket.MSG_PEEK) == b""
+            except OSError:
+                gone = True
+            if gone:
+                os.kill(pid, signal.SIGKILL)
+                _, status = os.waitpid(pid, 0)
+                return os.waitstatus_to_exitcode(status)
+            watch.unregister(conn)  # the asker never writes again; stop watching a readable socket
 
 
 def _children() -> list[tuple[int, str]]:
@@ -201,6 +224,21 @@ def end_children() -> int:
     return len(ended)
 
 
+def _reseed() -> None:
+    """Give the child the random state a new interpreter has: a fork copies the server's, so two
+    ranks (or two blocks) would otherwise draw the same "random" numbers. A new interpreter seeds
+    Python's ``random``, numpy's global generator and torch's CPU generator from the OS."""
+    import random
+
+    random.seed()
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        numpy.random.seed()
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.default_generator.seed()
+
+
 def _child(request: dict, fds: list[int]) -> None:
     """In the block's process: take the engine's pipes and run the script as __main__."""
     import io
@@ -209,7 +247,7 @@ def _child(request: dict, fds: list[int]) -> None:
     import traceback
     import types
 
-    out_fd, err_fd, framed_fd = fds
+    out_fd, err_fd = fds[:2]
     os.dup2(out_fd, 1)
     os.dup2(err_fd, 2)
     os.close(out_fd)
@@ -217,28 +255,43 @@ def _child(request: dict, fds: list[int]) -> None:
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
-    script = os.path.abspath(request["argv"][0])
-    sys.argv = list(request["argv"])
-    sys.path[0] = os.path.dirname(script)
+    module = request.get("module")
+    script = os.path.abspath(request["argv"][0]) if not module else None
+    sys.argv = list(request["argv"]) if not module else ["-m", *request["argv"]]
+    sys.path[0] = os.path.dirname(script) if not module else request["cwd"]
     sys.stdin = open(os.devnull)
-    # Python-level writes go, tagged by stream, through one pipe so their order is exact;
-    # C-level writes to fds 1 and 2 (and child processes) still reach the plain pipes.
-    sys.stdout = sys.__stdout__ = io.TextIOWrapper(FramedWriter(framed_fd, b"O"), encoding="utf-8",
-                                                   write_through=True, line_buffering=True)
-    sys.stderr = sys.__stderr__ = io.TextIOWrapper(FramedWriter(framed_fd, b"E"), encoding="utf-8",
-                                                   errors="backslashreplace", write_through=True,
-                                                   line_buffering=True)
+    if request.get("streams") == "plain":
+        # a torchrun rank: fds 1 and 2 are its log files, written as `python -u` would write them
+        sys.stdout = sys.__stdout__ = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8",
+                                                       write_through=True)
+        sys.stderr = sys.__stderr__ = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8",
+                                                       errors="backslashreplace", write_through=True)
+    else:
+        # Python-level writes go, tagged by stream, through one pipe so their order is exact;
+        # C-level writes to fds 1 and 2 (and child processes) still reach the plain pipes.
+        framed_fd = fds[2]
+        sys.stdout = sys.__stdout__ = io.TextIOWrapper(FramedWriter(framed_fd, b"O"), encoding="utf-8",
+                                                       write_through=True, line_buffering=True)
+        sys.stderr = sys.__stderr__ = io.TextIOWrapper(FramedWriter(framed_fd, b"E"), encoding="utf-8",
+                                                       errors="backslashreplace", write_through=True,
+                                                       line_buffering=True)
+    _reseed()
     if os.environ.get("DPGUIDE_EXIT_PROBE"):  # what `python FILE` gets from PYTHONPATH
         _load_exit_probe()
     main = types.ModuleType("__main__")
-    main.__file__ = script
     main.__builtins__ = __builtins__
     sys.modules["__main__"] = main
     code = 0
     try:
-        with open(script, "rb") as handle:
-            source = handle.read()
-        exec(compile(source, script, "exec"), main.__dict__)
+        if module:  # what `python -m module` does, with the same frames in a traceback
+            import runpy
+
+            runpy._run_module_as_main(module)
+        else:
+            main.__file__ = script
+            with open(script, "rb") as handle:
+                source = handle.read()
+            exec(compile(source, script, "exec"), main.__dict__)
     except SystemExit as exc:
         if exc.code is None:
             code = 0
@@ -249,7 +302,16 @@ def _child(request: dict, fds: list[int]) -> None:
             code = 1
     except BaseException as exc:  # noqa: BLE001 - reported exactly as python would
         tb = exc.__traceback__.tb_next if exc.__traceback__ else None
-        traceback.print_exception(type(exc), exc, tb)
+        exc.__traceback__ = tb  # the hook may read the exception's own traceback: drop this frame
+        # what python does with an uncaught exception: note it in sys.last_*, then call
+        # sys.excepthook (which a program may have replaced: torch.distributed prefixes "[rankN]:")
+        sys.last_type, sys.last_value, sys.last_traceback = type(exc), exc, tb
+        if sys.version_info >= (3, 12):
+            sys.last_exc = exc
+        try:
+            sys.excepthook(type(exc), exc, tb)
+        except BaseException:  # noqa: BLE001 - a broken hook: python prints both, plainly
+            traceback.print_exception(type(exc), exc, tb)
         code = 1
     try:
         _threading._shutdown()
@@ -294,8 +356,10 @@ class ForkServer:
                 raise RuntimeError("the warm fork server did not start")
             return self._socket
 
-    def start(self, argv: list[str], cwd: str, env: dict[str, str], out_fd: int, err_fd: int, framed_fd: int):
-        """Fork a job for ``argv``; returns (leader pid, reader, connection).
+    def start(self, argv: list[str], cwd: str, env: dict[str, str], out_fd: int, err_fd: int, framed_fd: int,
+              module: str | None = None):
+        """Fork a job for ``python argv...`` (or ``python -m module argv...``); returns (leader pid,
+        reader, connection).
 
         The reader yields one JSON line when the block's process has exited and its leftovers are
         ended: ``{"status": exit status, "background": processes ended}``; nothing if the leader was killed.
@@ -303,7 +367,7 @@ class ForkServer:
         path = self.ensure_started()
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         conn.connect(path)
-        message = json.dumps({"argv": argv, "cwd": cwd, "env": env}).encode()
+        message = json.dumps({"argv": argv, "cwd": cwd, "env": env, "module": module}).encode()
         conn.sendmsg([message], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [out_fd, err_fd, framed_fd]))])
         reader = conn.makefile("rb")
         line = reader.readline()

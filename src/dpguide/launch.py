@@ -34,10 +34,14 @@ from . import guardian, processes
 from .environment import fingerprint
 from .capture import FramedPipeReader, LineSink, PipeReader, RankLogTailer, rank_source
 from .options import BlockOptions
-from .results import LAUNCHER, MAIN, RunResult
+from .results import FORKED_PYTHON, FORKED_TORCHRUN, LAUNCHER, MAIN, RunResult
 
 #: the folder put on every block's PYTHONPATH: it holds only the exit probe's sitecustomize.py
 EXIT_PROBE = Path(__file__).resolve().parent / "exit_probe"
+
+#: set to 1 in the build's environment to start torchrun's agent and ranks as fresh interpreters
+#: (the engine's path before version 5; the benchmark times both)
+FRESH_RANKS = "DPGUIDE_FRESH_RANKS"
 
 #: the build's own install paths, as shown output names them (a reader's differ)
 SITE_PACKAGES = {path: "<site-packages>" for path in {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}}
@@ -123,8 +127,10 @@ def run_job(job: Job, scratch_root: Path, env: dict[str, str], forkserver, live:
     """Run a job to its end (or timeout) and return everything it printed (and nothing else)."""
     options = job.options
     forked = options.launch == "python" and not options.fresh and forkserver is not None
-    if forked:
-        forkserver.ensure_started()  # its start is the build's cost, not the block's run time
+    forked_ranks = (options.launch == "torchrun" and not options.fresh and forkserver is not None
+                    and os.environ.get(FRESH_RANKS) != "1")
+    if forked or forked_ranks:
+        socket_path = forkserver.ensure_started()  # its start is the build's cost, not the block's
     workdir = prepare_scratch(job, scratch_root)
     try:
         script = workdir / job.script
@@ -134,23 +140,30 @@ def run_job(job: Job, scratch_root: Path, env: dict[str, str], forkserver, live:
         notes_dir.mkdir(parents=True)
         env = {**env, **job.extra_env, **guardian.marker_env(), processes.MARKER: token,
                "PYTHONPATH": str(EXIT_PROBE), "DPGUIDE_EXIT_PROBE": str(notes_dir)}
+        if forked_ranks:  # each worker torchrun starts hands its rank to a fork of the warm server
+            env["DPGUIDE_FORK_WORKER"] = socket_path
         sink = LineSink()
         reader_command = options.reader_command(script.name)
         start = time.monotonic()
         ran_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
         if forked:
-            command = ["python", script.name, *options.args, "(forked from the warm interpreter)"]
+            command = ["python", script.name, *options.args, FORKED_PYTHON]
             outcome = _run_forked(script, options.args, env, sink, forkserver, token, live, options.timeout)
         else:
-            outcome = _run_subprocesses(options, script, log_root, env, sink, token, live)
+            outcome = _run_subprocesses(options, script, log_root, env, sink, token, live,
+                                        forkserver if forked_ranks else None)
             command = outcome[4]
+            if forked_ranks:
+                command = [*command, FORKED_TORCHRUN]
         duration = time.monotonic() - start
         exit_notes = read_exit_notes(notes_dir)
+        ranks_left = read_background_notes(notes_dir)
         if options.launch == "torchrun" and options.nnodes > 1:
             sink.relabel(global_rank_labels(notes_dir, log_root, options))
     finally:
         shutil.rmtree(workdir.parent, ignore_errors=True)
     returncode, ended, stuck, background = outcome[:4]
+    background += ranks_left
     lines = sink.finished_lines(rewrite_paths={str(script.parent) + "/": "", str(workdir): ".", **SITE_PACKAGES})
     return RunResult(command=command, reader_command=reader_command, launch=options.launch,
                      returncode=returncode, duration=duration, lines=lines,
@@ -194,6 +207,17 @@ def read_exit_notes(folder: Path) -> list[dict]:
     return sorted(notes, key=lambda n: (n["attempt"], n["rank"]))
 
 
+def read_background_notes(folder: Path) -> int:
+    """How many processes forked ranks left running (their job leaders ended them; see dpguide_handover)."""
+    count = 0
+    for path in folder.glob("background-*.json"):
+        try:
+            count += int(json.loads(path.read_text())["background"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return count
+
+
 def _wait(is_done, sink: LineSink, timeout: float, live: LiveJobs, extra_limit=lambda: 0) -> str:
     deadline = time.monotonic() + timeout
     while not is_done():
@@ -207,48 +231,76 @@ def _wait(is_done, sink: LineSink, timeout: float, live: LiveJobs, extra_limit=l
     return "exited"
 
 
+class ForkedProcess:
+    """A process forked by the warm server, with the part of ``Popen``'s interface the engine uses.
+
+    Its stdout and stderr are pipes to the engine, plus one framed pipe for Python-level writes
+    (their order across the two streams is exact). ``module`` runs ``python -m module argv...``.
+    """
+
+    def __init__(self, forkserver, argv: list[str], cwd: str, env: dict[str, str], sink: LineSink,
+                 source: str, module: str | None = None):
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        framed_r, framed_w = os.pipe()
+        self.readers = [PipeReader(out_r, sink, source, "stdout"), PipeReader(err_r, sink, source, "stderr"),
+                        FramedPipeReader(framed_r, sink, source)]
+        for reader in self.readers:
+            reader.start()
+        try:
+            self.pid, status_reader, self._conn = forkserver.start(argv, cwd, env, out_w, err_w, framed_w,
+                                                                   module=module)
+        finally:
+            for fd in (out_w, err_w, framed_w):
+                os.close(fd)
+        self.status: dict = {}
+        self._waiter = threading.Thread(target=lambda: self.status.update(_read_status(status_reader)),
+                                        daemon=True)
+        self._waiter.start()
+
+    @property
+    def returncode(self):
+        """The exit status; None while running; -SIGKILL when its job leader was killed (no status)."""
+        return None if self._waiter.is_alive() else self.status.get("status", -9)
+
+    def poll(self):
+        return self.returncode
+
+    def finished(self) -> bool:
+        return not self._waiter.is_alive()
+
+    def wait(self) -> None:
+        self._waiter.join(10)
+        for reader in self.readers:
+            reader.join(10)
+        self._conn.close()
+
+
 def _run_forked(script: Path, args, env, sink, forkserver, token, live, timeout):
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    framed_r, framed_w = os.pipe()
-    readers = [PipeReader(out_r, sink, MAIN, "stdout"), PipeReader(err_r, sink, MAIN, "stderr"),
-               FramedPipeReader(framed_r, sink, MAIN)]
-    for reader in readers:
-        reader.start()
-    try:
-        pid, status_reader, conn = forkserver.start([script.name, *args], str(script.parent), env,
-                                                    out_w, err_w, framed_w)
-    finally:
-        for fd in (out_w, err_w, framed_w):
-            os.close(fd)
-    live.add(token, [pid])
-    status: dict = {}
-    waiter = threading.Thread(target=lambda: status.update(_read_status(status_reader)), daemon=True)
-    waiter.start()
-    ended = _wait(lambda: not waiter.is_alive(), sink, timeout, live)
+    proc = ForkedProcess(forkserver, [script.name, *args], str(script.parent), env, sink, MAIN)
+    live.add(token, [proc.pid])
+    ended = _wait(proc.finished, sink, timeout, live)
     background = 0
     if ended != "exited":
-        processes.kill_job(token, [pid])
-        waiter.join(10)
+        processes.kill_job(token, [proc.pid])
     else:
         # the leader has ended what the block left behind; a process that cleared its environment
         # and escaped the leader is still found by the job marker
-        background = status.get("background", 0) + processes.kill_job(token, [])
-    for reader in readers:
-        reader.join(10)
-    conn.close()
+        background = proc.status.get("background", 0) + processes.kill_job(token, [])
+    proc.wait()
     live.remove(token)
-    return status.get("status"), ended, [], background
+    return proc.status.get("status"), ended, [], background
 
 
 def _read_status(reader) -> dict:
-    import json
-
     line = reader.readline()
     return json.loads(line) if line else {}
 
 
-def _run_subprocesses(options: BlockOptions, script: Path, log_root: Path, env, sink, token, live):
+def _run_subprocesses(options: BlockOptions, script: Path, log_root: Path, env, sink, token, live,
+                      forkserver=None):
+    """Run a python block in a fresh interpreter, or a torchrun block (its agents forked from the warm
+    server when one is given, else started as fresh interpreters)."""
     if options.launch == "python":
         commands = [[sys.executable, script.name, *options.args]]
         log_dirs = []
@@ -260,6 +312,12 @@ def _run_subprocesses(options: BlockOptions, script: Path, log_root: Path, env, 
     source = MAIN if options.launch == "python" else LAUNCHER
     procs, readers = [], []
     for argv in commands:
+        if forkserver is not None:  # torchrun's agent itself, forked: python -m torch.distributed.run ...
+            proc = ForkedProcess(forkserver, argv[3:], str(script.parent), env, sink, source,
+                                 module="torch.distributed.run")
+            procs.append(proc)
+            live.add(token, [proc.pid])
+            continue
         proc = subprocess.Popen(argv, cwd=script.parent, env=env, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         procs.append(proc)
@@ -285,6 +343,7 @@ def _run_subprocesses(options: BlockOptions, script: Path, log_root: Path, env, 
         background = processes.kill_job(token, [])  # anything the block left running in the background
     for proc in procs:
         proc.wait()
+    background += sum(p.status.get("background", 0) for p in procs if isinstance(p, ForkedProcess))
     for reader in readers:
         reader.join(10)
     if tailer:

@@ -159,9 +159,10 @@ def provenance(block: Block, result: RunResult, backends: str | None = None) -> 
         nodes = options.nnodes
         where = f"{nodes} nodes × {options.nproc} processes, all on one machine" if nodes > 1 \
             else f"{options.nproc} processes"
-        parts.append(f"torchrun, {where}")
+        parts.append(f"torchrun, {where}" + (" (launcher and ranks forked from a warm interpreter)"
+                                             if result.forked else ""))
     else:
-        parts.append("one python process")
+        parts.append("one python process" + (" (forked from a warm interpreter)" if result.forked else ""))
     if backends:
         parts.append(f"process-group backends in this torch: {backends}")
     parts.append(f"{result.duration:.2f} s")

@@ -8,6 +8,9 @@ from dataclasses import dataclass, field
 from .capture import GAP, Line
 
 LAUNCHER = "torchrun"
+#: the last word of the engine's command when a block's processes were forked from the warm interpreter
+FORKED_PYTHON = "(forked from the warm interpreter)"
+FORKED_TORCHRUN = "(torchrun and each rank forked from the warm interpreter)"
 MAIN = "python"
 
 _PREFIX = re.compile(r"^\[rank\d+\]:\s?")
@@ -65,6 +68,11 @@ class RunResult:
                          if line.stream != GAP
                          and (source is None or line.source == source)
                          and (stream is None or line.stream == stream))
+
+    @property
+    def forked(self) -> bool:
+        """True if its processes were forked from the build's warm interpreter (see launch.py)."""
+        return bool(self.command) and self.command[-1] in (FORKED_PYTHON, FORKED_TORCHRUN)
 
     @property
     def succeeded(self) -> bool:

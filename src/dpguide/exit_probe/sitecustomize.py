@@ -9,12 +9,21 @@ and the C++ runtime calls std::terminate ("terminate called without an active
 exception", SIGABRT). The engine reads these notes and fails such a block on
 every run, instead of failing it now and then. It prints nothing and changes
 nothing the program sees, apart from this module being imported at start-up.
+
+A torchrun worker of a build that forks ranks from its warm interpreter does not run the
+script itself: before anything else, it hands its rank over (``dpguide_handover.py``), and
+the forked rank loads this module again, without the hand-over.
 """
 
 import atexit
 import json
 import os
 import sys
+
+if os.environ.get("DPGUIDE_FORK_WORKER") and "TORCHELASTIC_RESTART_COUNT" in os.environ:  # a worker
+    import dpguide_handover
+
+    dpguide_handover.hand_over(os.environ["DPGUIDE_FORK_WORKER"])
 
 
 def _gloo_threads() -> list:

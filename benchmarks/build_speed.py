@@ -6,10 +6,13 @@
 Measures, on a copy of this site in a temporary directory (so the real cache is untouched):
   1. floor        plain `mkdocs build` with the execution hooks disabled (DPGUIDE_DISABLE=1)
   2. cold         a build with the engine and an empty cache
+  2b old cold     the same with torchrun's agent and ranks started as fresh interpreters
+                  (DPGUIDE_FRESH_RANKS=1: the engine's path before it forked them), measured first
   3. warm         a rebuild with nothing changed
   4. one snippet  a rebuild after one single-process snippet changed
   5. prose only   a rebuild after a prose-only edit to one page (must re-run no block)
-  6. per block    the engine's time for each single-process block against a bare `python FILE`
+  6. per block    the engine's time for each single-process block against a bare `python FILE`,
+                  and each torchrun block's time in the cold build against the reader's bare torchrun
   7. markdown-exec the same single-process blocks executed by markdown-exec (in the MkDocs process,
                    no isolation, no cache) against this engine (a forked process per block), cold
                    and warm; needs `pip install -e '.[bench]'`
@@ -17,8 +20,10 @@ Each figure is the median of --repeat runs and is also given as a ratio to the f
 
 --quick builds the whole copy once with the hooks disabled (every page and every include must
 resolve), then cuts the copy down to QUICK_PAGES (every other page keeps only its title) and
-measures rows 1-5 and row 6 for QUICK_BASELINES blocks on it, once each. The last line printed,
-in both modes, is `summary: NAME=RATIO ...`. Every command timed must succeed, or the run fails.
+measures rows 1-6 on it (row 6 for QUICK_BASELINES single-process blocks), once each. The last
+line printed, in both modes, is `summary: NAME=RATIO ...` with warm/floor, one-snippet/floor,
+prose/floor, cold/floor, torchrun-cold/bare, cold/old-cold, engine/bare and, in a full run,
+single-cold/markdown-exec. Every command timed must succeed, or the run fails.
 """
 
 from __future__ import annotations
@@ -42,7 +47,10 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-QUICK_PAGES = ("index.md", "learn/data-loading.md")   # built in full by --quick: 7 single-process blocks
+from dpguide.launch import FRESH_RANKS  # noqa: E402
+
+# built in full by --quick: 9 single-process blocks and 2 torchrun blocks
+QUICK_PAGES = ("index.md", "learn/why-parallel.md", "learn/data-loading.md")
 QUICK_BASELINES = 2                                    # blocks timed against bare python by --quick
 BUILD = [sys.executable, "-m", "mkdocs", "build", "-q", "-d", "site-out"]
 
@@ -156,9 +164,16 @@ class Bench:
     def floor(self, label: str = "1 floor: hooks disabled") -> float:
         return self.measure(label, "floor", env={**self.env, "DPGUIDE_DISABLE": "1"})
 
-    def cold(self, label: str, repeat=None) -> float:
-        return self.measure(label, "cold", prepare=lambda: shutil.rmtree(self.cache, ignore_errors=True),
-                            repeat=repeat)
+    def cold(self, label: str, repeat=None, key: str = "cold", env=None) -> float:
+        return self.measure(label, key, prepare=lambda: shutil.rmtree(self.cache, ignore_errors=True),
+                            repeat=repeat, env=env)
+
+    def both_colds(self, label: str, repeat=None) -> None:
+        """Row 2b, the old path (torchrun's agent and ranks as fresh interpreters), then row 2, so
+        the cache left behind holds the new path's run times."""
+        self.cold(f"2b {label}, old path: torchrun processes fresh ({FRESH_RANKS}=1)", repeat, "oldcold",
+                  env={**self.env, FRESH_RANKS: "1"})
+        self.cold(f"2 {label}", repeat)
 
     def append_to(self, path: Path, line: str):
         """A `prepare` that appends a new numbered ``line`` to ``path`` (so every build sees a change)."""
@@ -303,8 +318,9 @@ def compare_markdown_exec(repeat: int, env: dict) -> list[Row]:
             return statistics.median(times)
 
         label = f"7 {len(codes)} single-process blocks"
-        rows.append(Row(f"{label}: markdown-exec (no cache)", median(theirs)))
-        rows.append(Row(f"{label}: this engine, cold", median(ours, lambda: shutil.rmtree(ours / ".cache", ignore_errors=True))))
+        rows.append(Row(f"{label}: markdown-exec (no cache)", median(theirs), "mx"))
+        rows.append(Row(f"{label}: this engine, cold",
+                        median(ours, lambda: shutil.rmtree(ours / ".cache", ignore_errors=True)), "singlecold"))
         rows.append(Row(f"{label}: this engine, warm", median(ours)))
     for row in rows:
         print(f"  {row.label:<60} {row.seconds:7.2f} s", flush=True)
@@ -315,6 +331,8 @@ def compare_markdown_exec(repeat: int, env: dict) -> list[Row]:
 def run_quick(args) -> int:
     """Seconds, not minutes: the whole copy with hooks off, then rows 1-6 on QUICK_PAGES."""
     from dpguide.engine import Engine
+
+    from dpguide.cache import RunCache
 
     with tempfile.TemporaryDirectory(prefix="dpguide-bench-quick-") as tmp:
         site = Path(tmp) / "site"
@@ -329,10 +347,13 @@ def run_quick(args) -> int:
         if not blocks:
             raise BenchmarkFailed(f"the quick pages {', '.join(QUICK_PAGES)} hold no block a CPU build runs")
         bench.floor(f"1 floor: {len(QUICK_PAGES)} pages, hooks disabled")
-        bench.cold(f"2 cold: {len(QUICK_PAGES)} pages, {len(blocks)} blocks, empty cache")
+        bench.both_colds(f"cold: {len(QUICK_PAGES)} pages, {len(blocks)} blocks, empty cache")
+        cold_cache = RunCache(bench.cache / "dpguide")
+        cold_seconds = {b.key: r.duration for b in blocks if (r := cold_cache.load(b.key)) is not None}
         bench.rebuilds(QUICK_PAGES[-1])
         per_block(bench, Engine(site, cache_dir=Path(tmp) / "fresh-cache", log=lambda m: None),
                   Path(tmp), limit=QUICK_BASELINES)
+        torchrun_rows(bench, blocks, cold_seconds, Engine(site, log=lambda m: None).block_env, Path(tmp))
     return report(bench.rows, args)
 
 
@@ -343,6 +364,20 @@ def per_block(bench: Bench, engine, tmp: Path, limit: int | None = None) -> None
     engine_total, bare_total = python_overhead(engine, blocks, tmp / "bare")
     bench.add(f"6 {len(blocks)} single-process blocks, engine (sum)", engine_total, "engine")
     bench.add("6 the same blocks, bare python loop (sum)", bare_total, "bare")
+
+
+def torchrun_rows(bench: Bench, blocks, cold_seconds: dict, env: dict, tmp: Path) -> None:
+    """Row 6 for torchrun blocks: their time in the cold build against the reader's bare torchrun."""
+    print("\nper-block overhead, torchrun blocks (engine time in the cold build vs bare torchrun):")
+    # a multi-node block is one command per node, and a fresh one runs the old way: time the rest
+    torchrun_blocks = [b for b in baseline_blocks(blocks, "torchrun")
+                       if b.key in cold_seconds and b.options.nnodes == 1 and not b.options.fresh]
+    if not torchrun_blocks:
+        raise BenchmarkFailed("no torchrun block to time against bare torchrun")
+    engine_total, bare_total = torchrun_overhead(torchrun_blocks, cold_seconds, env, tmp / "bare")
+    bench.add(f"6 {len(torchrun_blocks)} torchrun blocks, engine in the cold build (sum)", engine_total,
+              "trengine")
+    bench.add("6 the same blocks, bare torchrun loop (sum)", bare_total, "trbare")
 
 
 def run_full(args) -> int:
@@ -363,7 +398,7 @@ def run_full(args) -> int:
             shutil.copytree(ROOT / ".cache", bench.cache, dirs_exist_ok=True)
             timed(BUILD, site, bench.env)          # settle the copied cache (paths of this copy)
         else:
-            bench.cold("2 cold: empty cache", repeat=args.cold_repeat)
+            bench.both_colds("cold: empty cache", repeat=args.cold_repeat)
         cold_cache = RunCache(bench.cache / "dpguide")
         cold_blocks = [b for b in Engine(site, log=lambda m: None).collect() if b.options.runs_on_cpu_build]
         cold_seconds = {b.key: r.duration for b in cold_blocks if (r := cold_cache.load(b.key)) is not None}
@@ -372,27 +407,26 @@ def run_full(args) -> int:
             return report(bench.rows, args)
 
         per_block(bench, Engine(site, cache_dir=Path(tmp) / "fresh-cache", log=lambda m: None), Path(tmp))
-        print("\nper-block overhead, torchrun blocks (engine time in the cold build vs bare torchrun):")
-        # a multi-node block is one command per node: the engine's own launch is the only one to time
-        torchrun_blocks = [b for b in baseline_blocks(cold_blocks, "torchrun")
-                           if b.key in cold_seconds and b.options.nnodes == 1]
-        engine_total, bare_total = torchrun_overhead(torchrun_blocks, cold_seconds, Engine(site, log=lambda m: None).block_env,
-                                                     Path(tmp) / "bare")
-        bench.add(f"6 {len(torchrun_blocks)} torchrun blocks, engine in the cold build (sum)", engine_total)
-        bench.add("6 the same blocks, bare torchrun loop (sum)", bare_total)
+        torchrun_rows(bench, cold_blocks, cold_seconds, Engine(site, log=lambda m: None).block_env, Path(tmp))
 
     bench.rows += compare_markdown_exec(args.repeat, bench.env)
     return report(bench.rows, args)
 
 
 # ---------------------------------------------------------------------- the report
+#: the summary's ratios: name -> (numerator row key, denominator row key)
+SUMMARY = {"warm/floor": ("warm", "floor"), "one-snippet/floor": ("snippet", "floor"),
+           "prose/floor": ("prose", "floor"), "cold/floor": ("cold", "floor"),
+           "torchrun-cold/bare": ("trengine", "trbare"), "cold/old-cold": ("cold", "oldcold"),
+           "single-cold/markdown-exec": ("singlecold", "mx"), "engine/bare": ("engine", "bare")}
+
+
 def summary_line(rows: list[Row]) -> str:
-    """`summary: cold/floor=... warm/floor=... engine/bare=...`: ratios of the named rows."""
+    """`summary: warm/floor=... torchrun-cold/bare=... cold/old-cold=...`: ratios of the named rows
+    (those the run measured)."""
     named = {row.key: row.seconds for row in rows if row.key}
-    ratios = [f"{key}/floor={named[key] / named['floor']:.2f}"
-              for key in ("cold", "warm", "snippet", "prose") if key in named]
-    if named.get("bare"):
-        ratios.append(f"engine/bare={named['engine'] / named['bare']:.2f}")
+    ratios = [f"{name}={named[top] / named[bottom]:.2f}" for name, (top, bottom) in SUMMARY.items()
+              if named.get(top) is not None and named.get(bottom)]
     return "summary: " + " ".join(ratios)
 
 
@@ -400,8 +434,8 @@ def report(rows: list[Row], args) -> int:
     import importlib.metadata
 
     floor = next(row.seconds for row in rows if row.key == "floor")
-    machine = (f"{datetime.date.today().isoformat()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-               f"torch {importlib.metadata.version('torch')}")
+    machine = (f"{datetime.date.today().isoformat()} on {machine_description()}, Python "
+               f"{platform.python_version()}, torch {importlib.metadata.version('torch')}")
     how = ("a quick run (`--quick`: not a published figure)" if args.quick else
            f"median of {args.repeat} runs ({args.cold_repeat} for the cold build)")
     lines = [f"Measured {machine}; {how} by `benchmarks/build_speed.py`.", "",
@@ -409,10 +443,26 @@ def report(rows: list[Row], args) -> int:
     lines += [f"| {row.label} | {row.seconds:.2f} | {row.seconds / floor:.2f}x |" for row in rows]
     table = "\n".join(lines)
     print("\n" + table)
+    summary = summary_line(rows)
     if args.markdown:
-        Path(args.markdown).write_text(table + "\n")
-    print(summary_line(rows))
+        Path(args.markdown).write_text(f"{table}\n\nThe script's last line:\n\n```text\n{summary}\n```\n")
+    print(summary)
     return 0
+
+
+def machine_description() -> str:
+    """CPU model, cores, memory and OS of this machine, as far as it says."""
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            model = next(line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    try:
+        memory = f", {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB memory"
+    except (ValueError, OSError, AttributeError):
+        memory = ""
+    return f"{model}, {os.cpu_count()} cores{memory}, {platform.system()} {platform.release()}, no GPU used"
 
 
 def parse_args(argv=None):

@@ -32,6 +32,7 @@ def test_quick_benchmark_builds_its_copy_and_prints_a_summary():
     output = done.stdout + done.stderr
     assert done.returncode == 0, f"build_speed.py --quick exited {done.returncode}:\n{output[-4000:]}"
     ratios = summary_ratios(done.stdout.strip().splitlines()[-1])
-    assert {"cold/floor", "warm/floor", "prose/floor", "engine/bare"} <= ratios.keys(), ratios
+    assert {"cold/floor", "warm/floor", "one-snippet/floor", "prose/floor", "engine/bare",
+            "torchrun-cold/bare", "cold/old-cold"} <= ratios.keys(), ratios
     assert all(value > 0 for value in ratios.values()), ratios
     assert results_snapshot() == before, "--quick must not write into benchmarks/results/"

@@ -322,3 +322,20 @@ def test_a_forked_rank_killed_by_a_signal_is_reported_as_killed_by_that_signal(p
     assert "forked" in result.command[-1]
     assert "Signal 9 (SIGKILL) received by PID" in result.text("torchrun", "stderr")
     assert result.duration < 25  # torchrun ended rank 0 too: the stand-in passed its SIGTERM on
+
+
+def test_shown_output_names_no_path_of_the_build_machine(project):
+    import sys
+
+    engine, [block] = run_page(project, '''
+        ```python
+        import sys, torch
+        print(sys.executable)
+        print(torch.__file__)
+        ```
+    ''')
+    shown = engine.result_for(block).text().splitlines()
+    assert shown[1] == "<site-packages>/torch/__init__.py"
+    if sys.prefix != sys.base_prefix:   # a virtual environment, as `make install` makes
+        assert shown[0].startswith("<venv>/bin/python")
+        assert not any(sys.prefix in line for line in shown)

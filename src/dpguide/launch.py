@@ -9,8 +9,8 @@ and counted. torchrun jobs write each rank's output to its own files
 (``--redirects 3 --log-dir``), tailed as they grow. Every process loads the
 exit probe (``exit_probe/sitecustomize.py``), which notes the gloo threads it
 leaves running. In what is shown, the scratch path is removed (a traceback names
-``train.py``) and the build's site-packages path reads ``<site-packages>``, so a
-page never carries the build machine's paths.
+``train.py``), the build's site-packages path reads ``<site-packages>`` and its virtual
+environment ``<venv>``, so a page never carries the build machine's paths.
 """
 
 from __future__ import annotations
@@ -45,6 +45,10 @@ FRESH_RANKS = "DPGUIDE_FRESH_RANKS"
 
 #: the build's own install paths, as shown output names them (a reader's differ)
 SITE_PACKAGES = {path: "<site-packages>" for path in {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}}
+
+#: every machine path shown output may carry: site-packages, and the build's virtual environment
+#: (torchrun names it: "of binary: <venv>/bin/python"); outside a venv, sys.prefix is /usr: kept
+MACHINE_PATHS = {**SITE_PACKAGES, **({sys.prefix + "/": "<venv>/"} if sys.prefix != sys.base_prefix else {})}
 
 
 @dataclass
@@ -164,7 +168,7 @@ def run_job(job: Job, scratch_root: Path, env: dict[str, str], forkserver, live:
         shutil.rmtree(workdir.parent, ignore_errors=True)
     returncode, ended, stuck, background = outcome[:4]
     background += ranks_left
-    lines = sink.finished_lines(rewrite_paths={str(script.parent) + "/": "", str(workdir): ".", **SITE_PACKAGES})
+    lines = sink.finished_lines(rewrite_paths={str(script.parent) + "/": "", str(workdir): ".", **MACHINE_PATHS})
     return RunResult(command=command, reader_command=reader_command, launch=options.launch,
                      returncode=returncode, duration=duration, lines=lines,
                      ended=ended, stuck_ranks=stuck, dropped_bytes=sink.dropped_bytes,

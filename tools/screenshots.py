@@ -33,11 +33,24 @@ def shoot(page, base: str, out: Path, name: str) -> list[Path]:
 
     page.goto(base)
     page.evaluate("localStorage.clear()")
+    page.goto(base)
+    diagram = page.locator(".mermaid").first   # the route diagram (drawn by Mermaid, in a shadow root)
+    diagram.scroll_into_view_if_needed()
+    page.wait_for_timeout(2000)
+    diagram.evaluate("element => { element.scrollIntoView({block: 'start'}); window.scrollBy(0, -70); }")
     page.screenshot(path=str(out / f"home-routes-{name}.png"))
     taken.append(out / f"home-routes-{name}.png")
 
     page.goto(base + "learn/ddp/")
-    save(page.locator(".dpg-run").first, "torchrun-example")
+    run = page.locator(".dpg-run").first
+    code = run.locator("xpath=preceding::div[contains(@class, 'highlight')][1]")
+    boxes = [code.bounding_box(), run.bounding_box()]
+    top = min(b["y"] for b in boxes)
+    clip = {"x": 0, "y": top, "width": page.viewport_size["width"],
+            "height": max(b["y"] + b["height"] for b in boxes) - top}
+    path = out / f"torchrun-example-{name}.png"
+    page.screenshot(path=str(path), full_page=True, clip=clip)
+    taken.append(path)
 
     page.goto(base + "learn/torchrun/")
     restart = page.locator(".dpg-run", has_text="restart 1").last

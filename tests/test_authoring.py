@@ -90,7 +90,8 @@ def test_a_setting_made_before_importing_torch_needs_a_fresh_interpreter(project
                'os.environ["TORCH_DISTRIBUTED_DEBUG"] = "DETAIL"\nimport torch.distributed as dist\n')
     message = collect_error(project, '```python\n--8<-- "debug.py"\n```\n', {"debug.py": snippet})
     assert message.startswith("docs/snippets/debug.py:4: the block sets an environment variable before "
-                              "importing torch")
+                              "importing torch, but it runs in a fork of a warm interpreter that has "
+                              "imported torch already, so the setting could come too late\n")
     assert 'fix: add fresh="true" to the fence' in message
     inline = '# L\n\n```python\nimport os\nos.environ.setdefault("A", "1")\nfrom torch import nn\n```\n'
     assert collect_error(project, inline).startswith("lesson.md:5: the block sets an environment variable")
@@ -108,6 +109,7 @@ def test_a_setting_made_before_importing_torch_needs_a_fresh_interpreter(project
     ('import os\n\ndef f():\n    os.environ["A"] = "1"\nimport torch\n', None),  # not at import time
     ('import os\nos.environ["A"] = "1"\nimport torchvision\n', None),     # another package
     ('import os\nos.environ[\n', None),                                   # does not parse: the run says so
+    ('import os\nos.environ["A"] = "1"\nfrom . import torch\n', None),  # a relative import (module None)
 ])
 def test_which_settings_come_before_torch(code, line):
     from dpguide.blocks import setting_before_torch

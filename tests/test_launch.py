@@ -257,18 +257,16 @@ RANK_REPORT = '''
     print(f"rank {rank} seed {torch.initial_seed()} random {random.random()}", file=sys.stderr)
     dist.barrier()
     dist.destroy_process_group()
-    if rank == 1:
-        raise ValueError("rank 1 fails after its group is gone")
 '''
 
 
 def test_forked_ranks_print_what_fresh_ranks_print(project):
     engine, blocks = run_page(project, '''
-        ```python expect="fail" raises="ValueError"
+        ```python
         --8<-- "report.py"
         ```
 
-        ```python expect="fail" raises="ValueError" fresh="true"
+        ```python fresh="true"
         --8<-- "report.py"
         ```
     ''', {"report.py": RANK_REPORT})
@@ -277,16 +275,20 @@ def test_forked_ranks_print_what_fresh_ranks_print(project):
     for result in (forked, fresh):
         assert result.text("rank 0", "stdout") == "rank 0 argv ['report.py'] main __main__"
         assert result.text("rank 1", "stdout") == "rank 1 argv ['report.py'] main __main__"
-        # the traceback goes through sys.excepthook, where torch.distributed adds its rank prefix
-        assert result.text("rank 1", "stderr").splitlines()[1:] == [
-            "[rank1]: Traceback (most recent call last):",
-            '[rank1]:   File "report.py", line 14, in <module>',
-            '[rank1]:     raise ValueError("rank 1 fails after its group is gone")',
-            "[rank1]: ValueError: rank 1 fails after its group is gone"]
-        assert "report.py FAILED" in result.text("torchrun", "stderr")
-        assert [note["rank"] for note in result.exit_notes] == [0]  # the exit probe runs in each rank
+        assert [n["rank"] for n in result.exit_notes if n["rank"] >= 0] == [0, 1]  # the probe runs in each rank
     assert [(line.source, line.stream) for line in forked.lines if line.source.startswith("rank")] == \
         [(line.source, line.stream) for line in fresh.lines if line.source.startswith("rank")]
+
+
+def test_a_forked_block_reports_an_uncaught_exception_through_sys_excepthook(project):
+    # torch.distributed installs a hook that prefixes "[rankN]:"; python calls it, so must a fork
+    code = ('import torch.distributed as dist\ndist.init_process_group("gloo", rank=0, world_size=1, '
+            'init_method="tcp://127.0.0.1:0")\nraise ValueError("after init")')
+    others = "".join(f"```python\nprint({n})\n```\n\n" for n in range(2))
+    engine, blocks = run_page(project, f'```python expect="fail" raises="ValueError"\n{code}\n```\n\n' + others)
+    result = engine.result_for(blocks[0])
+    assert "forked" in result.command[-1]
+    assert result.text("python", "stderr").splitlines()[-1] == "[rank0]: ValueError: after init"
 
 
 def test_forked_ranks_and_blocks_draw_their_own_random_numbers(project):
@@ -294,7 +296,7 @@ def test_forked_ranks_and_blocks_draw_their_own_random_numbers(project):
     draw = 'import random, torch\nprint(torch.initial_seed(), random.random())'
     engine, blocks = run_page(project, "```python\n--8<-- \"report.py\"\n```\n\n" +
                               "".join(f"```python\n{draw}\n# {n}\n```\n\n" for n in range(3)),
-                              {"report.py": RANK_REPORT.split("    if rank == 1")[0]})
+                              {"report.py": RANK_REPORT})
     ranks = engine.result_for(blocks[0])
     seeds = [ranks.text(f"rank {r}", "stderr").splitlines()[0].split()[3] for r in (0, 1)]
     assert seeds[0] != seeds[1]
@@ -303,7 +305,9 @@ def test_forked_ranks_and_blocks_draw_their_own_random_numbers(project):
     assert len(set(draws)) == 3
 
 
-def test_a_forked_rank_killed_by_a_signal_is_reported_as_killed_by_that_signal(project):
+def test_a_block_that_may_fail_starts_its_ranks_fresh(project):
+    # a forked rank ends at once; torchrun could then see the rank a failure brought down end in the
+    # same poll as the one that failed first, and name the wrong root cause
     engine, [block] = run_page(project, '''
         ```python expect="fail"
         --8<-- "killed.py"
@@ -319,9 +323,24 @@ def test_a_forked_rank_killed_by_a_signal_is_reported_as_killed_by_that_signal(p
         time.sleep(30)
     '''})
     result = engine.result_for(block)
+    assert result.command[-1] == "killed.py"
+    assert "Signal 9 (SIGKILL) received by PID" in result.text("torchrun", "stderr")
+    assert result.duration < 25
+
+
+def test_a_forked_rank_killed_by_a_signal_is_reported_as_killed_by_that_signal(project):
+    from dpguide.engine import shared_forkserver
+    from dpguide.launch import Job, run_job
+    from dpguide.options import BlockOptions
+
+    engine = project.engine()
+    code = (b"import os, signal, time\nif os.environ['RANK'] == '1':\n"
+            b"    os.kill(os.getpid(), signal.SIGKILL)\ntime.sleep(30)\n")
+    job = Job("k" * 64, "killed", {"killed.py": code}, "killed.py", BlockOptions(launch="torchrun", nproc=2))
+    result = run_job(job, engine.scratch_root, engine.block_env, shared_forkserver(engine.block_env), engine.live)
     assert "forked" in result.command[-1]
     assert "Signal 9 (SIGKILL) received by PID" in result.text("torchrun", "stderr")
-    assert result.duration < 25  # torchrun ended rank 0 too: the stand-in passed its SIGTERM on
+    assert result.duration < 25  # torchrun ended rank 0 too: its stand-in passed the SIGTERM on
 
 
 def test_shown_output_names_no_path_of_the_build_machine(project):

@@ -5,4 +5,4 @@ It finds the Python code blocks of a MkDocs site, runs each one for real
 that output back into the pages. MkDocs only adapts it (see ``hooks/``).
 """
 
-ENGINE_VERSION = "5"  # 5: torchrun agents and ranks fork from the warm interpreter (4: provenance)
+ENGINE_VERSION = "6"  # 6: torchrun blocks that may fail start their ranks fresh (5: forked ranks)

@@ -7,9 +7,15 @@ block leaves behind, daemons included, is reparented to it and not to init)
 and forks the block's process, which gets the working directory, environment,
 argv and the stdout/stderr pipes of the engine (passed over a Unix socket) and
 runs the script as ``__main__`` the way ``python FILE.py`` would: same
-traceback, same exit status. When the block's process exits, the leader kills
+traceback (through ``sys.excepthook``), same exit status, new random seeds.
+A request may instead name a module (torchrun's agent runs as ``python -m
+torch.distributed.run``), or come from a torchrun worker's stand-in
+(``exit_probe/dpguide_handover.py``), whose stdout and stderr are its rank's log
+files ("plain" streams). When the block's process exits, the leader kills
 whatever it left running and reports both the exit status and how many
-processes it had to end.
+processes it had to end; if the asker goes away first, the leader kills the
+process. A forked process ends with ``os._exit`` after its threads and
+``atexit`` handlers, without the interpreter's final teardown.
 
 The server exits when it sees that its build is gone; anything of a killed
 build that is still running is ended by the guardian (``guardian.py``).

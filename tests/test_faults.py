@@ -79,10 +79,8 @@ def test_one_rank_raising_ends_the_others_long_before_the_timeout(project):
 
 
 def test_a_rank_killed_by_a_signal_is_named_with_the_signal(project):
-    # fresh ranks: a forked rank 0 can end in the same torchrun poll as the aborted rank 1, and
-    # torchrun then names rank 0 as the root cause (a known gap of forked ranks in unexpected failures)
     engine, [block], message, _ = build(project, '''
-        ```python fresh="true"
+        ```python
         --8<-- "abort.py"
         ```
     ''', {"abort.py": '''

@@ -305,29 +305,6 @@ def test_forked_ranks_and_blocks_draw_their_own_random_numbers(project):
     assert len(set(draws)) == 3
 
 
-def test_a_block_that_may_fail_starts_its_ranks_fresh(project):
-    # a forked rank ends at once; torchrun could then see the rank a failure brought down end in the
-    # same poll as the one that failed first, and name the wrong root cause
-    engine, [block] = run_page(project, '''
-        ```python expect="fail"
-        --8<-- "killed.py"
-        ```
-    ''', {"killed.py": '''
-        #| run: torchrun --standalone --nproc-per-node=2 killed.py
-        import os
-        import signal
-        import time
-
-        if os.environ["RANK"] == "1":
-            os.kill(os.getpid(), signal.SIGKILL)
-        time.sleep(30)
-    '''})
-    result = engine.result_for(block)
-    assert result.command[-1] == "killed.py"
-    assert "Signal 9 (SIGKILL) received by PID" in result.text("torchrun", "stderr")
-    assert result.duration < 25
-
-
 def test_a_forked_rank_killed_by_a_signal_is_reported_as_killed_by_that_signal(project):
     from dpguide.engine import shared_forkserver
     from dpguide.launch import Job, run_job

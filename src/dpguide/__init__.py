@@ -5,4 +5,4 @@ It finds the Python code blocks of a MkDocs site, runs each one for real
 that output back into the pages. MkDocs only adapts it (see ``hooks/``).
 """
 
-ENGINE_VERSION = "6"  # 6: torchrun blocks that may fail start their ranks fresh (5: forked ranks)
+ENGINE_VERSION = "7"  # 7: forked processes end through the interpreter's normal exit (6: may-fail ranks fresh)

@@ -14,8 +14,9 @@ torch.distributed.run``), or come from a torchrun worker's stand-in
 files ("plain" streams). When the block's process exits, the leader kills
 whatever it left running and reports both the exit status and how many
 processes it had to end; if the asker goes away first, the leader kills the
-process. A forked process ends with ``os._exit`` after its threads and
-``atexit`` handlers, without the interpreter's final teardown.
+process. The block's process runs from the top of the stack; if it fails it
+ends through the interpreter's normal exit, teardown included, as ``python
+FILE`` ends; if it succeeds it stops after ``atexit`` (see ``_end``).
 
 The server exits when it sees that its build is gone; anything of a killed
 build that is still running is ended by the guardian (``guardian.py``).
@@ -53,7 +54,10 @@ def _prctl(option: int, value: int) -> None:
         pass  # not Linux: the guardian still ends what a dead build left
 
 
-def serve(socket_path: str, parent: int, preload: bool = True) -> None:
+def serve(socket_path: str, parent: int, preload: bool = True) -> tuple[dict, list[int]] | None:
+    """Fork a job leader per request until the build is gone. Returns None in the server; in a
+    block's process (a fork of a fork) it returns that block's (request, fds), so the block runs
+    from the top of the stack and ends the way ``python FILE`` ends."""
     # No PR_SET_PDEATHSIG here: it fires when the *thread* that started us ends (an engine worker
     # thread), not the build. The loop below notices a dead build within 10 ms instead.
     if os.getppid() != parent:
@@ -79,8 +83,9 @@ def serve(socket_path: str, parent: int, preload: bool = True) -> None:
                 conn.close()
                 continue
             pid = os.fork()
-            if pid == 0:
-                _lead(request, fds, conn, [listener, *waiting.values()])
+            if pid == 0 and _lead(request, fds, conn, [listener, *waiting.values()]):
+                selector.close()
+                return request, fds   # the block's process
             for fd in fds:
                 os.close(fd)
             waiting[pid] = conn
@@ -144,18 +149,22 @@ def _load_exit_probe() -> None:
     sys.modules["sitecustomize"] = module
 
 
-def _lead(request: dict, fds: list[int], conn: socket.socket, others: list[socket.socket]) -> None:
-    """In the forked job leader: fork the block's process, wait for it, end what it left, report."""
-    code, background = 1, 0
+def _lead(request: dict, fds: list[int], conn: socket.socket, others: list[socket.socket]) -> bool:
+    """In the forked job leader: fork the block's process, wait for it, end what it left, report.
+
+    Returns True only in the block's process; the leader itself ends here."""
     try:
         for sock in others:
             sock.close()
         os.setsid()
         _prctl(PR_SET_CHILD_SUBREAPER, 1)
         pid = os.fork()
-        if pid == 0:
-            conn.close()
-            _child(request, fds)
+    except BaseException:  # noqa: BLE001 - a leader that cannot start its block reports nothing
+        os._exit(1)
+    if pid == 0:
+        conn.close()
+        return True
+    try:
         for fd in fds:
             os.close(fd)
         conn.sendall(json.dumps({"pid": pid, "leader": os.getpid()}).encode() + b"\n")
@@ -245,11 +254,10 @@ def _reseed() -> None:
         torch.default_generator.seed()
 
 
-def _child(request: dict, fds: list[int]) -> None:
-    """In the block's process: take the engine's pipes and run the script as __main__."""
+def _child(request: dict, fds: list[int]) -> int:
+    """In the block's process: take the engine's pipes, run the script as __main__, return its exit
+    status (the caller exits with it, through the interpreter's normal exit)."""
     import io
-    import atexit
-    import threading as _threading
     import traceback
     import types
 
@@ -319,13 +327,30 @@ def _child(request: dict, fds: list[int]) -> None:
         except BaseException:  # noqa: BLE001 - a broken hook: python prints both, plainly
             traceback.print_exception(type(exc), exc, tb)
         code = 1
+    return code
+
+
+def _end(code: int) -> None:
+    """End the block's process with ``code``, as ``python FILE`` ends it, with one shortcut.
+
+    Python's exit joins the threads, runs ``atexit`` and then tears the interpreter down, which
+    takes about a second once torch is imported. A process that failed goes through all of it:
+    how long a failing rank takes to die decides which failure torchrun observes first and names
+    as the root cause. One that succeeded stops after ``atexit`` (the exit probe has looked for
+    what the teardown could trip on by then); its output is complete.
+    """
+    if code != 0:
+        sys.exit(code)
+    import atexit
+    import threading
+
     try:
-        _threading._shutdown()
+        threading._shutdown()
         atexit._run_exitfuncs()
         sys.stdout.flush()
         sys.stderr.flush()
     finally:
-        os._exit(code)
+        os._exit(0)
 
 
 # --------------------------------------------------------------------------- client side
@@ -404,4 +429,6 @@ class ForkServer:
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1], int(sys.argv[2]), preload="--bare" not in sys.argv[3:])
+    job = serve(sys.argv[1], int(sys.argv[2]), preload="--bare" not in sys.argv[3:])
+    if job is not None:
+        _end(_child(*job))   # the block's process

@@ -131,11 +131,7 @@ def run_job(job: Job, scratch_root: Path, env: dict[str, str], forkserver, live:
     """Run a job to its end (or timeout) and return everything it printed (and nothing else)."""
     options = job.options
     forked = options.launch == "python" and not options.fresh and forkserver is not None
-    # A torchrun block that may fail starts its ranks fresh: a forked rank ends in milliseconds (no
-    # interpreter teardown), so the rank a failure brings down can end in the same poll of torchrun
-    # as the rank that failed first, and torchrun's "Root Cause" would then name the wrong one.
     forked_ranks = (options.launch == "torchrun" and not options.fresh and forkserver is not None
-                    and not options.expect_fail and not options.outcome_any
                     and os.environ.get(FRESH_RANKS) != "1")
     if forked or forked_ranks:
         socket_path = forkserver.ensure_started()  # its start is the build's cost, not the block's

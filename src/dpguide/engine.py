@@ -22,7 +22,7 @@ from .cache import RunCache
 from .environment import block_environment, fingerprint
 from .errors import BlockFailed, BuildInterrupted, GuideError
 from .forkserver import ForkServer
-from .launch import Job, LiveJobs, run_job
+from .launch import Job, LiveJobs, forks, run_job
 from .progress import BuildProgress
 from .results import RunResult
 
@@ -150,7 +150,7 @@ class Engine:
         # the warm server costs one torch import (about a second here): worth it from a few processes
         # on (a torchrun block's ranks fork from it too); one or two python blocks (an edited
         # snippet) fork from a bare server, importing what they need
-        forkable = [b for b in blocks if not b.options.fresh]
+        forkable = [b for b in blocks if forks(b.options)]
         warm = sum(map(_ranks, forkable)) >= 3 or (_FORKSERVER is not None and _FORKSERVER.running)
         forkserver = shared_forkserver(self.block_env, preload=warm) if forkable else None
         failures: list[str] = []

@@ -22,8 +22,10 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import uuid
+from pathlib import Path
 
 _lock = threading.Lock()
 _state: dict = {"pid": None, "token": None, "proc": None}
@@ -41,6 +43,15 @@ def build_token() -> str:
 def scratch_tag() -> str:
     """Part of every scratch folder name this build makes: ``p<pid>``, so leftovers can be matched."""
     return f"p{os.getpid()}"
+
+
+def new_scratch_dir(root: Path, prefix: str) -> Path:
+    """A new folder ``<root>/<prefix>-p<build pid>-<random>`` of this build's own: never reused,
+    never shared with another build, and removed by the guardian if the build cannot remove it."""
+    root.mkdir(parents=True, exist_ok=True)
+    tag = scratch_tag()
+    remove_at_exit(str(root.resolve() / f"*-{tag}-*"))
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}-{tag}-", dir=root))
 
 
 def marker_env() -> dict[str, str]:

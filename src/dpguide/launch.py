@@ -23,7 +23,6 @@ import socket
 import subprocess
 import sys
 import sysconfig
-import tempfile
 import threading
 import time
 import uuid
@@ -99,11 +98,7 @@ def prepare_scratch(job: Job, scratch_root: Path) -> Path:
     shared with another build or attempt. Its parent also holds the attempt's logs. The build's
     guardian removes any such directory the build could not remove itself.
     """
-    scratch_root.mkdir(parents=True, exist_ok=True)
-    tag = guardian.scratch_tag()
-    guardian.remove_at_exit(str(scratch_root.resolve() / f"*-{tag}-*"))
-    attempt = Path(tempfile.mkdtemp(prefix=f"{job.key[:12]}-{tag}-", dir=scratch_root))
-    workdir = attempt / "files"
+    workdir = guardian.new_scratch_dir(scratch_root, job.key[:12]) / "files"
     workdir.mkdir()
     for relpath, data in job.files.items():
         target = workdir / relpath
@@ -127,12 +122,16 @@ def torchrun_argv(options: BlockOptions, script_name: str, log_dir: Path, node: 
     return argv + list(options.args)
 
 
+def forks(options: BlockOptions) -> bool:
+    """Whether a block's processes are forked from the warm server (when the build has one)."""
+    return not options.fresh and (options.launch == "python" or os.environ.get(FRESH_RANKS) != "1")
+
+
 def run_job(job: Job, scratch_root: Path, env: dict[str, str], forkserver, live: LiveJobs) -> RunResult:
     """Run a job to its end (or timeout) and return everything it printed (and nothing else)."""
     options = job.options
-    forked = options.launch == "python" and not options.fresh and forkserver is not None
-    forked_ranks = (options.launch == "torchrun" and not options.fresh and forkserver is not None
-                    and os.environ.get(FRESH_RANKS) != "1")
+    forked = options.launch == "python" and forks(options) and forkserver is not None
+    forked_ranks = options.launch == "torchrun" and forks(options) and forkserver is not None
     if forked or forked_ranks:
         socket_path = forkserver.ensure_started()  # its start is the build's cost, not the block's
     workdir = prepare_scratch(job, scratch_root)

@@ -14,7 +14,6 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 import uuid
 from pathlib import Path
 
@@ -82,10 +81,7 @@ class NotebookRunner:
 
         notebook = nbformat.reads(json.dumps(nb), as_version=4)
         # a folder of this run's own: two builds running the same notebook never share one
-        self.scratch_root.mkdir(parents=True, exist_ok=True)
-        tag = guardian.scratch_tag()
-        guardian.remove_at_exit(str(self.scratch_root.resolve() / f"nb-*-{tag}-*"))
-        workdir = Path(tempfile.mkdtemp(prefix=f"nb-{key[:12]}-{tag}-", dir=self.scratch_root))
+        workdir = guardian.new_scratch_dir(self.scratch_root, f"nb-{key[:12]}")
         token = uuid.uuid4().hex
         env = {**self.env, processes.MARKER: token}
         client = NotebookClient(notebook, timeout=CELL_TIMEOUT_S, kernel_name="python3",

@@ -102,6 +102,7 @@ def test_a_setting_made_before_importing_torch_needs_a_fresh_interpreter(project
 @pytest.mark.parametrize("code, line", [
     ('import os\nos.environ["A"] = "1"\nimport torch\n', 2),
     ('import os\nos.putenv("A", "1")\nos.environ.update(B="2")\nimport torch.nn\n', 2),
+    ('import os\nos.putenv("A", "1")\nimport torch\n', 2),
     ('import os\nos.environ.update(B="2")\nfrom torch.distributed import nn\n', 2),
     ('import torch\nimport os\nos.environ["A"] = "1"\n', None),         # after the import: in time
     ('import os\nos.environ["A"] = "1"\nprint(os.environ["A"])\n', None),  # no torch at all

@@ -122,6 +122,8 @@ def setting_before_torch(code: str) -> int | None:
     """The line of the first top-level ``os.environ[...] = ...`` (or ``setdefault``, ``update``,
     ``putenv``) when a top-level ``import torch`` follows it; None otherwise (or if the code does not
     parse: its run reports that)."""
+    if "os.environ" not in code and "os.putenv" not in code:
+        return None  # most blocks: no parse on every build
     try:
         tree = ast.parse(code)
     except SyntaxError:

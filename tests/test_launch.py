@@ -335,3 +335,34 @@ def test_shown_output_names_no_path_of_the_build_machine(project):
     if sys.prefix != sys.base_prefix:   # a virtual environment, as `make install` makes
         assert shown[0].startswith("<venv>/bin/python")
         assert not any(sys.prefix in line for line in shown)
+
+
+def test_the_merged_stream_of_forked_ranks_is_in_the_order_of_writing_within_one_poll(project):
+    # eight turns separated only by barriers (well under a millisecond each on one host), so most of
+    # them fall inside one 20 ms read of the log files: only the ranks' own write stamps can order them
+    engine, [block] = run_page(project, '''
+        ```python expect="fail"
+        --8<-- "turns.py"
+        ```
+    ''', {"turns.py": '''
+        #| run: torchrun --standalone --nproc-per-node=2 turns.py
+        import sys
+        import torch.distributed as dist
+        dist.init_process_group("gloo")
+        rank = dist.get_rank()
+        dist.barrier()
+        for turn in range(8):
+            if rank == turn % 2:
+                print(f"turn {turn}", file=(sys.stdout, sys.stderr)[turn // 2 % 2])
+            dist.barrier()
+        if rank == 1:
+            print("last words")
+            raise SystemExit("rank 1 ends")
+        dist.destroy_process_group()
+    '''})
+    result = engine.result_for(block)
+    turns = [(line.source, line.stream, line.text) for line in result.lines if line.text.startswith("turn ")]
+    assert turns == [(f"rank {t % 2}", ("stdout", "stderr")[t // 2 % 2], f"turn {t}") for t in range(8)]
+    rank1 = [line.text for line in result.lines_of("rank 1")]
+    assert rank1[-2:] == ["last words", "rank 1 ends"]  # a print, then at once the exit message on stderr
+    assert [line.t for line in result.lines] == sorted(line.t for line in result.lines)

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import pytest
 
-from dpguide.render import MERGED_NOTE, MERGED_TAB, anchor_base, code_box, \
+from dpguide.render import MERGED_NOTE, MERGED_NOTE_WRITTEN, MERGED_TAB, anchor_base, code_box, \
     command_line, failure_note, indent, output_boxes, output_tabs, page_anchors, provenance, \
     replace_blocks, run_section, skipped_section, source_block
 from dpguide.results import FORKED_PYTHON, FORKED_TORCHRUN
@@ -75,6 +75,15 @@ def test_each_rank_tab_holds_only_its_own_text_ranks_in_order_launcher_last_then
     merged = tabs[MERGED_TAB]
     assert merged.startswith("```text\n[rank 1] one-a\n[rank 0] zero-a\n[rank 1] one-err\n[rank 0] zero-b\n"
                              "[torchrun] launcher says\n```") and merged.endswith(MERGED_NOTE)
+
+
+def test_the_merged_tab_names_its_order_written_for_forked_ranks_read_for_fresh_ones():
+    from dpguide.results import FORKED_TORCHRUN
+
+    forked = tab_bodies(output_tabs(result_of(TWO_RANKS, command=["torchrun", "x.py", FORKED_TORCHRUN])))
+    fresh = tab_bodies(output_tabs(result_of(TWO_RANKS, command=["torchrun", "x.py"])))
+    assert forked[MERGED_TAB].endswith(MERGED_NOTE_WRITTEN) and MERGED_NOTE not in forked[MERGED_TAB]
+    assert fresh[MERGED_TAB].endswith(MERGED_NOTE) and MERGED_NOTE_WRITTEN not in fresh[MERGED_TAB]
 
 
 def test_ranks_sort_numerically_and_restarts_come_after_first_attempts():

@@ -5,4 +5,4 @@ It finds the Python code blocks of a MkDocs site, runs each one for real
 that output back into the pages. MkDocs only adapts it (see ``hooks/``).
 """
 
-ENGINE_VERSION = "7"  # 7: forked processes end through the interpreter's normal exit (6: may-fail ranks fresh)
+ENGINE_VERSION = "8"  # 8: forked ranks stamp their writes; lines are kept in the order written (7: forked processes end through the normal exit)

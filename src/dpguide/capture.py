@@ -12,6 +12,7 @@ cut into pieces of ``PIECE`` bytes, so output without newlines is counted too.
 
 from __future__ import annotations
 
+import bisect
 import collections
 import os
 import re
@@ -70,8 +71,10 @@ class LineSink:
         self.t0 = time.monotonic()
         self._lock = threading.Lock()
 
-    def add(self, source: str, stream: str, raw: bytes) -> None:
-        line = Line(time.monotonic() - self.t0, source, stream, raw.decode("utf-8", errors="replace").rstrip("\n"))
+    def add(self, source: str, stream: str, raw: bytes, t: float | None = None) -> None:
+        """Keep one line; ``t`` is when it was written (``time.monotonic()``), if known, else now."""
+        t = time.monotonic() if t is None else t
+        line = Line(t - self.t0, source, stream, raw.decode("utf-8", errors="replace").rstrip("\n"))
         with self._lock:
             self.received_bytes += len(raw)
             if not self.tail and self.head_bytes + len(raw) <= self.store_limit // 2:
@@ -105,8 +108,9 @@ class LineSink:
                 text = text.replace(old, new)
             return text
 
+        kept = sorted(self.lines, key=lambda line: line.t)  # stable: same-time lines keep arrival order
         return [line if line.stream == GAP else Line(line.t, line.source, line.stream, rewrite(line.text))
-                for line in self.lines]
+                for line in kept]
 
     def relabel(self, labels: dict[str, str]) -> None:
         """Rename sources (``node 1 rank 0`` -> ``rank 2 · node 1, local 0``) once the run has ended."""
@@ -192,8 +196,63 @@ def rank_source(node: int, nnodes: int, nproc: int, local_rank: int, attempt: in
     return label if attempt == 0 else f"{label} (restart {attempt})"
 
 
+class RankStamps:
+    """The stamps file a forked rank writes beside its logs (``O|E monotonic_ns start end`` per
+    write): when each byte range of its stdout and stderr was written."""
+
+    STREAMS = {"O": "stdout", "E": "stderr"}
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.offset = 0
+        self.pending = b""
+        self.writes: dict[str, list[tuple[int, int, float]]] = {"stdout": [], "stderr": []}
+        self.ends: dict[str, list[int]] = {"stdout": [], "stderr": []}
+
+    def read(self) -> None:
+        try:
+            with open(self.path, "rb") as handle:
+                handle.seek(self.offset)
+                chunk = handle.read()
+        except OSError:
+            return
+        self.offset += len(chunk)
+        *complete, self.pending = (self.pending + chunk).split(b"\n")
+        for record in complete:
+            try:
+                tag, t_ns, start, end = record.decode().split()
+                stream, start, end, t = self.STREAMS[tag], int(start), int(end), int(t_ns) / 1e9
+            except (ValueError, KeyError):
+                continue
+            self.writes[stream].append((start, end, t))
+            self.ends[stream].append(end)
+
+    def time_of(self, stream: str, end: int) -> float | None:
+        """When the write that ended the line at byte ``end`` (exclusive) happened; None if no stamped
+        write covers that byte (written from C, or not stamped yet)."""
+        i = bisect.bisect_left(self.ends[stream], end)
+        if i < len(self.writes[stream]) and self.writes[stream][i][0] < end:
+            return self.writes[stream][i][2]
+        return None
+
+    def written_since(self, stream: str, end: int) -> bool:
+        """True if a stamped write of this stream starts at or after byte ``end``."""
+        return bool(self.writes[stream]) and self.writes[stream][-1][0] >= end
+
+    def time_before(self, stream: str, start: int) -> float | None:
+        """The time of the last stamped write of this stream that ended at or before byte ``start``."""
+        i = bisect.bisect_right(self.ends[stream], start)
+        return self.writes[stream][i - 1][2] if i else None
+
+
 class RankLogTailer(threading.Thread):
-    """Polls torchrun's per-rank log files and feeds new lines to the sink as they appear."""
+    """Polls torchrun's per-rank log files and feeds new lines to the sink as they appear.
+
+    A forked rank stamps its writes (``forkserver.StampedWriter``): its lines then carry the time
+    they were written, so both streams of all ranks can be merged in the order of writing. A line
+    no stamp covers (written by C++ code, or by a rank started as a fresh interpreter) is placed
+    right after the stamped write before it, or at the time it was read when there is none.
+    """
 
     POLL_S = 0.02
 
@@ -201,7 +260,14 @@ class RankLogTailer(threading.Thread):
         super().__init__(daemon=True)
         self.log_dirs, self.sink, self.nproc = log_dirs, sink, nproc
         self._halt = threading.Event()
-        self._files: dict[Path, list] = {}  # path -> [offset, pending, source, stream]
+        # path -> [offset, pending, source, stream, held]: held counts polls a line waited for its stamp
+        self._files: dict[Path, list] = {}
+        self._stamps: dict[Path, RankStamps] = {}  # rank folder -> its stamps
+
+    @property
+    def stamped(self) -> bool:
+        """True if every rank whose output was read stamped its writes."""
+        return bool(self._files) and all(path.parent in self._stamps for path in self._files)
 
     def stop(self) -> None:
         self._halt.set()
@@ -222,12 +288,15 @@ class RankLogTailer(threading.Thread):
                 if match:
                     attempt, local_rank, stream = int(match[1]), int(match[2]), match[3]
                     source = rank_source(node, len(self.log_dirs), self.nproc, local_rank, attempt)
-                    self._files[path] = [0, b"", source, stream]
+                    self._files[path] = [0, b"", source, stream, 0]
+            for path in log_dir.glob("*/attempt_*/*/stamps.log"):
+                self._stamps.setdefault(path.parent, RankStamps(path))
 
     def _poll(self, final: bool = False) -> None:
         self._discover()
-        # within one poll, stdout before stderr: a traceback follows the prints before it
-        for path, state in sorted(self._files.items(), key=lambda item: (item[1][2], item[1][3])):
+        now = time.monotonic()
+        found: list[tuple[float, int, str, str, bytes]] = []
+        for path, state in self._files.items():
             try:
                 with open(path, "rb") as handle:
                     handle.seek(state[0])
@@ -235,14 +304,36 @@ class RankLogTailer(threading.Thread):
             except OSError:
                 continue
             state[0] += len(chunk)
-            data = state[1] + chunk
+            state[1] += chunk
+        for stamps in self._stamps.values():  # after the logs: a write is stamped after it is made
+            stamps.read()
+        for path, state in self._files.items():
+            offset, data, source, stream = state[0], state[1], state[2], state[3]
+            stamps = self._stamps.get(path.parent)
+            start = offset - len(data)  # the file offset of the first pending byte
             *complete, rest = data.split(b"\n")
-            for line in complete:
-                self.sink.add(state[2], state[3], line + b"\n")
+            pieces = [line + b"\n" for line in complete]
             if rest and (final or len(rest) > PIECE):
-                self.sink.add(state[2], state[3], rest)
-                rest = b""
-            state[1] = rest
+                pieces.append(rest)
+            used = 0
+            previous = None
+            for piece in pieces:
+                end = start + used + len(piece)
+                t = stamps.time_of(stream, end) if stamps else now
+                if t is None:
+                    if not final and state[4] == 0 and not stamps.written_since(stream, end):
+                        state[4] = 1  # perhaps its stamp is on its way: wait one poll
+                        break
+                    t = stamps.time_before(stream, start + used)
+                    t = now if t is None else max(t, previous or t)
+                previous = t
+                found.append((t, len(found), source, stream, piece))
+                used += len(piece)
+            else:
+                state[4] = 0
+            state[1] = data[used:]
+        for t, _, source, stream, piece in sorted(found):
+            self.sink.add(source, stream, piece, t=t)
 
     def total_file_bytes(self) -> int:
         return sum(state[0] for state in self._files.values())

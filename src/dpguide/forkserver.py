@@ -11,7 +11,8 @@ traceback (through ``sys.excepthook``), same exit status, new random seeds.
 A request may instead name a module (torchrun's agent runs as ``python -m
 torch.distributed.run``), or come from a torchrun worker's stand-in
 (``exit_probe/dpguide_handover.py``), whose stdout and stderr are its rank's log
-files ("plain" streams). When the block's process exits, the leader kills
+files ("plain" streams, each write stamped with its time, ``StampedWriter``, so the engine can
+merge the two files in the order of writing). When the block's process exits, the leader kills
 whatever it left running and reports both the exit status and how many
 processes it had to end; if the asker goes away first, the leader kills the
 process. The block's process runs from the top of the stack; if it fails it
@@ -37,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 PRELOAD = ("torch", "torch.nn", "torch.distributed", "torch.utils.data", "numpy")
@@ -129,6 +131,38 @@ class FramedWriter:
             part = data[start:start + self.CHUNK]
             os.write(self.fd, self.tag + len(part).to_bytes(4, "big") + part)
         return len(data)
+
+    def readable(self): return False
+    def writable(self): return True
+    def seekable(self): return False
+    def flush(self): pass
+    def close(self): self.closed = True
+    def fileno(self): return self.fd
+    def isatty(self): return False
+
+
+class StampedWriter:
+    """A raw binary stream for a torchrun rank: writes to a log file as ``python -u`` would, and
+    notes in a stamps file when each write happened (``O|E monotonic_ns start end``, byte offsets of
+    the log file). torchrun keeps a rank's stdout and stderr in two files; the stamps let the engine
+    merge the two, and all ranks, in the order they were written."""
+
+    def __init__(self, fd: int, tag: str, stamps_fd: int):
+        self.fd, self.tag, self.stamps_fd = fd, tag, stamps_fd
+        self.closed = False
+
+    def write(self, data) -> int:
+        data = memoryview(bytes(data))
+        start = os.lseek(self.fd, 0, os.SEEK_CUR)
+        written = 0
+        while written < len(data):
+            written += os.write(self.fd, data[written:])
+        end = start + written
+        try:
+            os.write(self.stamps_fd, f"{self.tag} {time.monotonic_ns()} {start} {end}\n".encode())
+        except OSError:
+            pass  # a stamp is for ordering only: never let it break the program's own write
+        return written
 
     def readable(self): return False
     def writable(self): return True
@@ -275,11 +309,17 @@ def _child(request: dict, fds: list[int]) -> int:
     sys.path[0] = os.path.dirname(script) if not module else request["cwd"]
     sys.stdin = open(os.devnull)
     if request.get("streams") == "plain":
-        # a torchrun rank: fds 1 and 2 are its log files, written as `python -u` would write them
-        sys.stdout = sys.__stdout__ = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8",
+        # a torchrun rank: fds 1 and 2 are its log files, written as `python -u` would write them,
+        # each write stamped with its time when the stand-in named a stamps file
+        stamps = request.get("stamps")
+        if stamps:
+            stamps_fd = os.open(stamps, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
+            out, err = StampedWriter(1, "O", stamps_fd), StampedWriter(2, "E", stamps_fd)
+        else:
+            out, err = io.FileIO(1, "w", closefd=False), io.FileIO(2, "w", closefd=False)
+        sys.stdout = sys.__stdout__ = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
+        sys.stderr = sys.__stderr__ = io.TextIOWrapper(err, encoding="utf-8", errors="backslashreplace",
                                                        write_through=True)
-        sys.stderr = sys.__stderr__ = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8",
-                                                       errors="backslashreplace", write_through=True)
     else:
         # Python-level writes go, tagged by stream, through one pipe so their order is exact;
         # C-level writes to fds 1 and 2 (and child processes) still reach the plain pipes.

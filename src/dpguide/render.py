@@ -18,7 +18,12 @@ from .blocks import Block
 from .capture import GAP
 from .results import LAUNCHER, MAIN, RunResult
 
-MERGED_TAB = "all ranks, in the order read"
+MERGED_TAB = "all ranks, merged"
+#: under the merged tab when the ranks were forked from the warm interpreter (their writes are stamped)
+MERGED_NOTE_WRITTEN = ("*Lines in the order they were written: each rank notes the time of every write to its "
+                       "stdout and stderr as it makes it, and the build merges both streams of all ranks by those "
+                       "times. A line written from C++ code carries no time and follows the line before it in its own stream.*")
+#: under the merged tab when the ranks ran as fresh interpreters (nothing stamps their writes)
 MERGED_NOTE = ("*Lines as the build read them: each rank's stdout and stderr are separate files, read every "
                "20 ms, so the order within one stream is exact, but a print and an error written at the same "
                "moment may appear swapped.*")
@@ -105,7 +110,7 @@ def output_tabs(result: RunResult, ranks: int | None = None) -> list[str]:
         out.append("")
         merged = output_boxes(result.lines, label=lambda line: f"[{line.source}] {line.text}")
         out += ["    " + line if line else "" for line in merged]
-        out += ["", "    " + MERGED_NOTE]
+        out += ["", "    " + (MERGED_NOTE_WRITTEN if result.forked else MERGED_NOTE)]
         if not sources:
             out += ["", "*No rank printed anything.*"]
     if result.background_ended:

@@ -3,7 +3,8 @@
 torchrun starts each worker as ``python train.py`` (the reader's command, unchanged). When the
 engine sets ``DPGUIDE_FORK_WORKER`` (the warm server's socket), this module, loaded by
 ``sitecustomize`` before anything else, sends the worker's argv, working directory, environment
-and standard output and error (the per-rank log files torchrun opened) to the warm server, which
+and standard output and error (the per-rank log files torchrun opened, and a stamps file beside
+them where the rank notes when it wrote what) to the warm server, which
 forks a child that has already imported torch and runs the script there as ``__main__``. This
 process stays as the rank's stand-in, the one torchrun watches: it passes on every signal torchrun
 sends, and exits the way the rank exited (same status, or killed by the same signal). If it is
@@ -44,7 +45,8 @@ def hand_over(socket_path: str) -> None:
     try:
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         conn.connect(socket_path)
-        request = {"argv": list(sys.argv), "cwd": os.getcwd(), "env": env, "streams": "plain"}
+        request = {"argv": list(sys.argv), "cwd": os.getcwd(), "env": env, "streams": "plain",
+                   "stamps": _stamps_path()}
         conn.sendmsg([json.dumps(request).encode()],
                      [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [1, 2]))])
         reader = conn.makefile("rb")
@@ -69,6 +71,18 @@ def hand_over(socket_path: str) -> None:
             pass  # SIGKILL cannot be handled: it needs no reset
         os.kill(os.getpid(), -code)
     os._exit(code & 0xFF)
+
+
+def _stamps_path():
+    """Where the rank notes when it wrote what: beside torchrun's ``stdout.log`` for this rank, or
+    None when stdout is not such a log file (torchrun run without ``--redirects``)."""
+    try:
+        target = os.readlink("/proc/self/fd/1")
+    except OSError:
+        return None
+    if os.path.basename(target) != "stdout.log":
+        return None
+    return os.path.join(os.path.dirname(target), "stamps.log")
 
 
 def _note_background(count: int) -> None:

@@ -77,6 +77,22 @@ def test_an_imported_helper_is_in_the_key_of_its_importer(snippets):
     assert after.key != before.key and after.code == before.code and set(after.deps) == {"topic/helper.py"}
 
 
+def test_a_snippet_that_imports_the_engine_has_the_engine_s_sources_in_its_key(snippets, monkeypatch):
+    # the Contribute page's examples run the engine and print its messages: they change with its code
+    from dpguide import snippet_files
+
+    (snippets / "topic" / "shows.py").write_text("from dpguide.engine import Engine\nprint(Engine)\n")
+    before = block_of("", '--8<-- "topic/shows.py"', snippets)
+    assert before.deps == {snippet_files.ENGINE_DEP: snippet_files.engine_source_digest()}
+    assert list(before.files) == ["topic/shows.py"]   # nothing of the engine is copied into the run folder
+    monkeypatch.setattr(snippet_files, "engine_source_digest", lambda: "an edited engine")
+    snippet_files._local_imports_cached.cache_clear()
+    after = block_of("", '--8<-- "topic/shows.py"', snippets)
+    snippet_files._local_imports_cached.cache_clear()
+    assert after.key != before.key
+    assert snippet_files.ENGINE_DEP not in block_of("", '--8<-- "topic/main.py"', snippets).deps
+
+
 # ----------------------------------------------------------------------------- resolution
 def test_an_inline_block_runs_as_block_py():
     block = block_of("", "print(1)")

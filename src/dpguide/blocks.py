@@ -13,7 +13,7 @@ from . import ENGINE_VERSION
 from .errors import AuthoringError
 from .markdown_blocks import FencedBlock, find_blocks
 from .options import BlockOptions, apply_options, raise_error
-from .snippet_files import SnippetFile, local_imports, read_snippet
+from .snippet_files import ENGINE_DEP, SnippetFile, local_imports, read_snippet
 
 INLINE_SCRIPT = "block.py"
 
@@ -97,7 +97,8 @@ def resolve(fenced: FencedBlock, snippets_dir: Path, environment: dict) -> Block
         files = {fenced.include: snippet.body.encode()}
         deps = local_imports(snippets_dir, fenced.include)
         for dep in deps:   # laid out as it is served: without an engine header
-            files[dep] = read_snippet(snippets_dir, dep).body.encode()
+            if dep != ENGINE_DEP:
+                files[dep] = read_snippet(snippets_dir, dep).body.encode()
         script = fenced.include
     else:
         files = {INLINE_SCRIPT: (fenced.body + "\n").encode()}

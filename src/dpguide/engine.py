@@ -248,11 +248,22 @@ def _ranks(block: Block) -> int:
     return (block.options.nproc or 1) * block.options.nnodes if block.options.launch == "torchrun" else 1
 
 
+def _first_failure(result: RunResult) -> str:
+    """The failing process's own last error lines, for a report (empty when nothing failed)."""
+    found = result.first_failure_output()
+    if found is None:
+        return ""
+    who, lines = found
+    if not lines:
+        return f"\n  {who} printed nothing on stderr"
+    return f"\n  {who}'s own last stderr lines:\n" + _indent("\n".join(lines), "    ")
+
+
 def check_outcome(block: Block, result: RunResult) -> None:
     """Raise BlockFailed unless the run did what the page says it does."""
     where = block.label
     details = (f"  command: {result.reader_command}\n  how it ended: {result.failure_summary()}\n"
-               f"  last output:\n" + _indent(result.tail(), "    "))
+               f"  last output:\n" + _indent(result.tail(), "    ") + _first_failure(result))
     if result.ended == "timeout":
         limit = f"timed out after {block.options.timeout:g} s (the block's timeout) and was killed"
         if result.launch == "python":

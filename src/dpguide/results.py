@@ -170,6 +170,25 @@ class RunResult:
             parts.append("it printed nothing")
         return "; ".join(parts)
 
+    def first_failure_output(self, n: int = 10) -> tuple[str, list[str]] | None:
+        """(who, their last ``n`` stderr lines) for the process that failed first: torchrun's root-cause
+        rank (its last attempt) or the python process. The merged tail may hold only other ranks'
+        lines; a failure report shows this too, so the failing rank's own error is never hidden."""
+        if self.succeeded or self.ended != "exited":
+            return None
+        if self.launch == "python":
+            who = MAIN
+        else:
+            cause = self.root_cause()
+            if not cause:
+                return None
+            rank = f"rank {cause['rank']}"
+            mine = [s for s in self.sources() if s == rank or s.startswith(rank + " ")]
+            if not mine:
+                return rank, []
+            who = mine[-1]
+        return who, self.last_lines_of(who, n, stream="stderr")
+
     def tail(self, n: int = 15) -> str:
         return "\n".join(f"[{line.source}] {line.text}" for line in self.lines[-n:])
 

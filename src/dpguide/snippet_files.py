@@ -113,6 +113,22 @@ def _leading_header(text: str):
         yield line
 
 
+ENGINE_PACKAGE = "dpguide"
+#: the dependency a snippet that imports the engine gets in its cache key (not a file of the snippets)
+ENGINE_DEP = "<dpguide engine sources>"
+
+
+@functools.lru_cache(maxsize=1)
+def engine_source_digest() -> str:
+    """sha256 over the engine's own source files: what a snippet that imports it (the Contribute
+    page's examples of the build's messages) prints changes when any of them changes."""
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def local_imports(snippets_dir: Path, relpath: str) -> dict[str, str]:
     """Snippet files a snippet imports (directly or not), with their sha256, for the cache key.
 
@@ -146,6 +162,9 @@ def _local_imports(snippets_dir: Path, relpath: str, seen: set[str]) -> dict[str
             names = [node.module]
         for name in names:
             parts = name.split(".")
+            if parts[0] == ENGINE_PACKAGE:  # a snippet that runs the engine: its output follows the engine's code
+                found[ENGINE_DEP] = engine_source_digest()
+                continue
             for candidate in (folder.joinpath(*parts).with_suffix(".py"), folder.joinpath(*parts, "__init__.py")):
                 if candidate.is_file():
                     dep = candidate.relative_to(snippets_dir).as_posix()

@@ -16,10 +16,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
+from dpguide.render import MERGED_TAB  # noqa: E402
 from sitecheck import launch_chromium, serve  # noqa: E402
 
 WIDTHS = {"desktop": (1280, 900), "phone": (390, 844)}
-MERGED_TAB = "all ranks, in the order read"
 
 
 def shoot(page, base: str, out: Path, name: str) -> list[Path]:

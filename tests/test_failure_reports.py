@@ -38,6 +38,13 @@ def test_the_report_says_when_the_failing_rank_printed_nothing_on_stderr():
 def test_the_report_picks_the_failing_rank_s_last_attempt():
     lines = [line("rank 0", "first attempt's error", "stderr"),
              line("rank 0 (restart 1)", "second attempt's error", "stderr")]
+    lines += [line("rank 1 (restart 1)", f"rank 1 step {i}") for i in range(30)]
     lines += [line("torchrun", text, "stderr") for text in ROOT_CAUSE_RANK_0]
     assert "rank 0 (restart 1)'s own last stderr lines:\n    second attempt's error" in report(
         result_of(lines, returncode=1))
+
+
+def test_the_report_does_not_repeat_an_error_the_merged_tail_already_shows():
+    lines = [line("rank 0", "rank 0's error", "stderr")] + [line("torchrun", t, "stderr") for t in ROOT_CAUSE_RANK_0]
+    text = report(result_of(lines, returncode=1))
+    assert "own last stderr lines" not in text and "rank 0 printed nothing" not in text

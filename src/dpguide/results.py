@@ -12,6 +12,8 @@ LAUNCHER = "torchrun"
 FORKED_PYTHON = "(forked from the warm interpreter)"
 FORKED_TORCHRUN = "(torchrun and each rank forked from the warm interpreter)"
 MAIN = "python"
+#: how many of the last merged lines a failure report shows
+TAIL_LINES = 15
 
 _PREFIX = re.compile(r"^\[rank\d+\]:\s?")
 _EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure|Timeout))(?::\s?(.*))?$")
@@ -187,9 +189,12 @@ class RunResult:
             if not mine:
                 return rank, []
             who = mine[-1]
-        return who, self.last_lines_of(who, n, stream="stderr")
+        own = [line for line in self.lines if line.source == who and line.stream == "stderr"][-n:]
+        if own and all(line in self.lines[-TAIL_LINES:] for line in own):
+            return None  # the merged tail already shows all of it
+        return who, [line.text for line in own]
 
-    def tail(self, n: int = 15) -> str:
+    def tail(self, n: int = TAIL_LINES) -> str:
         return "\n".join(f"[{line.source}] {line.text}" for line in self.lines[-n:])
 
     def last_lines_of(self, source: str, n: int = 3, stream: str | None = None) -> list[str]:

@@ -366,3 +366,41 @@ def test_the_merged_stream_of_forked_ranks_is_in_the_order_of_writing_within_one
     rank1 = [line.text for line in result.lines_of("rank 1")]
     assert rank1[-2:] == ["last words", "rank 1 ends"]  # a print, then at once the exit message on stderr
     assert [line.t for line in result.lines] == sorted(line.t for line in result.lines)
+
+
+def test_forked_processes_find_what_ddp_imports_already_imported_fresh_ones_do_not(project):
+    engine, blocks = run_page(project, '''
+        ```python
+        --8<-- "modules.py"
+        ```
+
+        ```python fresh="true"
+        --8<-- "modules.py"
+        ```
+    ''', {"modules.py": '''
+        #| run: torchrun --standalone --nproc-per-node=3 modules.py
+        import sys
+        print("torch._dynamo" in sys.modules, "torch.distributed.nn" in sys.modules)
+    '''})
+    forked, fresh = (engine.result_for(b) for b in blocks)  # 3 ranks: enough to start the warm server
+    assert forked.forked and forked.text("rank 0") == forked.text("rank 1") == "True True"
+    assert not fresh.forked and fresh.text("rank 0") == fresh.text("rank 1") == "False False"
+
+
+def test_torch_s_own_logger_in_a_forked_rank_writes_to_the_rank_s_stamped_stderr(project):
+    # torch's logger got its handler while the warm server imported torch: it must follow the rank's
+    # streams, or its lines would bypass the stamps and land out of order
+    engine, [block] = run_page(project, '''
+        ```python
+        --8<-- "logs.py"
+        ```
+    ''', {"logs.py": '''
+        #| run: torchrun --standalone --nproc-per-node=3 logs.py
+        import logging
+        print("before")
+        logging.getLogger("torch.distributed").warning("logged by torch's logger")
+        print("after")
+    '''})
+    result = engine.result_for(block)
+    shown = [(line.stream, line.text.split("] ")[-1]) for line in result.lines_of("rank 0")]  # torch's prefix
+    assert shown == [("stdout", "before"), ("stderr", "logged by torch's logger"), ("stdout", "after")]

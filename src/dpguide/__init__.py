@@ -5,4 +5,4 @@ It finds the Python code blocks of a MkDocs site, runs each one for real
 that output back into the pages. MkDocs only adapts it (see ``hooks/``).
 """
 
-ENGINE_VERSION = "8"  # 8: forked ranks stamp their writes; lines are kept in the order written (7: forked processes end through the normal exit)
+ENGINE_VERSION = "9"  # 9: the warm server has imported torch._dynamo (what the first DDP() imports); log handlers follow the child's streams (8: stamped rank writes)

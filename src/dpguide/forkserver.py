@@ -41,7 +41,10 @@ import threading
 import time
 from pathlib import Path
 
-PRELOAD = ("torch", "torch.nn", "torch.distributed", "torch.utils.data", "numpy")
+#: imported once by the warm server, so no forked process pays for them. ``torch._dynamo`` is what the
+#: first ``DistributedDataParallel(...)`` of a process imports (about a second here; it brings
+#: ``torch.distributed.nn`` with it, imported before any process group exists)
+PRELOAD = ("torch", "torch.nn", "torch.distributed", "torch.utils.data", "numpy", "torch._dynamo")
 
 
 # --------------------------------------------------------------------------- server side
@@ -273,6 +276,20 @@ def end_children() -> int:
     return len(ended)
 
 
+def _repoint_log_handlers(old_streams: tuple, new_streams: dict) -> None:
+    """Logging handlers made while the server imported torch write to the server's ``sys.stderr``
+    object (torch's own logger has one): point them at the child's streams, where the program's
+    other writes go (and, for a rank, where they are stamped)."""
+    import logging
+
+    loggers = [logging.getLogger(), *(logger for logger in logging.Logger.manager.loggerDict.values()
+                                      if isinstance(logger, logging.Logger))]
+    for logger in loggers:
+        for handler in logger.handlers:
+            if isinstance(handler, logging.StreamHandler) and any(handler.stream is old for old in old_streams):
+                handler.setStream(new_streams[id(handler.stream)])
+
+
 def _reseed() -> None:
     """Give the child the random state a new interpreter has: a fork copies the server's, so two
     ranks (or two blocks) would otherwise draw the same "random" numbers. A new interpreter seeds
@@ -308,6 +325,7 @@ def _child(request: dict, fds: list[int]) -> int:
     sys.argv = list(request["argv"]) if not module else ["-m", *request["argv"]]
     sys.path[0] = os.path.dirname(script) if not module else request["cwd"]
     sys.stdin = open(os.devnull)
+    old_streams = (sys.stdout, sys.stderr)
     if request.get("streams") == "plain":
         # a torchrun rank: fds 1 and 2 are its log files, written as `python -u` would write them,
         # each write stamped with its time when the stand-in named a stamps file
@@ -329,6 +347,7 @@ def _child(request: dict, fds: list[int]) -> int:
         sys.stderr = sys.__stderr__ = io.TextIOWrapper(FramedWriter(framed_fd, b"E"), encoding="utf-8",
                                                        errors="backslashreplace", write_through=True,
                                                        line_buffering=True)
+    _repoint_log_handlers(old_streams, {id(old_streams[0]): sys.stdout, id(old_streams[1]): sys.stderr})
     _reseed()
     if os.environ.get("DPGUIDE_EXIT_PROBE"):  # what `python FILE` gets from PYTHONPATH
         _load_exit_probe()

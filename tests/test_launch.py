@@ -337,6 +337,21 @@ def test_shown_output_names_no_path_of_the_build_machine(project):
         assert not any(sys.prefix in line for line in shown)
 
 
+def test_shown_output_names_torchrun_s_log_folder_log_dir_not_the_build_s_scratch_path(project):
+    engine, [block] = run_page(project, '''
+        ```python
+        --8<-- "where.py"
+        ```
+    ''', {"where.py": '''
+        #| run: torchrun --standalone --nproc-per-node=1 where.py
+        import os
+        print(os.environ["TORCHELASTIC_ERROR_FILE"])
+    '''})
+    [shown] = engine.result_for(block).text("rank 0").splitlines()
+    assert shown.startswith("<log-dir>/") and shown.endswith("/attempt_0/0/error.json")
+    assert "dpguide-run" not in engine.result_for(block).text()
+
+
 def test_the_merged_stream_of_forked_ranks_is_in_the_order_of_writing_within_one_poll(project):
     # eight turns separated only by barriers (well under a millisecond each on one host), so most of
     # them fall inside one 20 ms read of the log files: only the ranks' own write stamps can order them

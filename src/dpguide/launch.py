@@ -167,7 +167,11 @@ def run_job(job: Job, scratch_root: Path, env: dict[str, str], forkserver, live:
         shutil.rmtree(workdir.parent, ignore_errors=True)
     returncode, ended, stuck, background = outcome[:4]
     background += ranks_left
-    lines = sink.finished_lines(rewrite_paths={str(script.parent) + "/": "", str(workdir): ".", **MACHINE_PATHS})
+    # torchrun's logs live where the engine's --log-dir put them; a reader's torchrun picks a temporary
+    # folder of its own, so shown output names it <log-dir>
+    log_dirs = {str(log_root / f"node{node}"): "<log-dir>" for node in range(options.nnodes or 1)}
+    lines = sink.finished_lines(rewrite_paths={str(script.parent) + "/": "", str(workdir): ".",
+                                               **log_dirs, **MACHINE_PATHS})
     return RunResult(command=command, reader_command=reader_command, launch=options.launch,
                      returncode=returncode, duration=duration, lines=lines,
                      ended=ended, stuck_ranks=stuck, dropped_bytes=sink.dropped_bytes,

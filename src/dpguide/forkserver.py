@@ -119,21 +119,12 @@ def _receive(conn: socket.socket) -> tuple[dict | None, list[int]]:
     return json.loads(msg.decode()), list(fds)
 
 
-class FramedWriter:
-    """A raw binary stream that writes ``tag + length + bytes`` frames to one shared pipe."""
+class RawWriter:
+    """What ``io.TextIOWrapper`` needs of a raw, write-only stream on file descriptor ``fd``."""
 
-    CHUNK = 4000  # below PIPE_BUF, so each frame is written atomically
-
-    def __init__(self, fd: int, tag: bytes):
-        self.fd, self.tag = fd, tag
+    def __init__(self, fd: int):
+        self.fd = fd
         self.closed = False
-
-    def write(self, data) -> int:
-        data = bytes(data)
-        for start in range(0, len(data), self.CHUNK):
-            part = data[start:start + self.CHUNK]
-            os.write(self.fd, self.tag + len(part).to_bytes(4, "big") + part)
-        return len(data)
 
     def readable(self): return False
     def writable(self): return True
@@ -144,15 +135,32 @@ class FramedWriter:
     def isatty(self): return False
 
 
-class StampedWriter:
+class FramedWriter(RawWriter):
+    """A raw binary stream that writes ``tag + length + bytes`` frames to one shared pipe."""
+
+    CHUNK = 4000  # below PIPE_BUF, so each frame is written atomically
+
+    def __init__(self, fd: int, tag: bytes):
+        super().__init__(fd)
+        self.tag = tag
+
+    def write(self, data) -> int:
+        data = bytes(data)
+        for start in range(0, len(data), self.CHUNK):
+            part = data[start:start + self.CHUNK]
+            os.write(self.fd, self.tag + len(part).to_bytes(4, "big") + part)
+        return len(data)
+
+
+class StampedWriter(RawWriter):
     """A raw binary stream for a torchrun rank: writes to a log file as ``python -u`` would, and
     notes in a stamps file when each write happened (``O|E monotonic_ns start end``, byte offsets of
     the log file). torchrun keeps a rank's stdout and stderr in two files; the stamps let the engine
     merge the two, and all ranks, in the order they were written."""
 
     def __init__(self, fd: int, tag: str, stamps_fd: int):
-        self.fd, self.tag, self.stamps_fd = fd, tag, stamps_fd
-        self.closed = False
+        super().__init__(fd)
+        self.tag, self.stamps_fd = tag, stamps_fd
 
     def write(self, data) -> int:
         data = memoryview(bytes(data))
@@ -166,14 +174,6 @@ class StampedWriter:
         except OSError:
             pass  # a stamp is for ordering only: never let it break the program's own write
         return written
-
-    def readable(self): return False
-    def writable(self): return True
-    def seekable(self): return False
-    def flush(self): pass
-    def close(self): self.closed = True
-    def fileno(self): return self.fd
-    def isatty(self): return False
 
 
 def _load_exit_probe() -> None:

@@ -5,4 +5,4 @@ It finds the Python code blocks of a MkDocs site, runs each one for real
 that output back into the pages. MkDocs only adapts it (see ``hooks/``).
 """
 
-ENGINE_VERSION = "10"  # 10: torchrun's log folder reads <log-dir> in shown output (9: torch._dynamo preloaded, log handlers follow the child)
+ENGINE_VERSION = "11"  # 11: DDP blocks fork from a server that has imported torch._dynamo, no other block does (10: <log-dir>)

@@ -21,27 +21,31 @@ from .capture import HARD_LIMIT, STORE_LIMIT
 from .cache import RunCache
 from .environment import block_environment, fingerprint
 from .errors import BlockFailed, BuildInterrupted, GuideError
-from .forkserver import ForkServer
-from .launch import Job, LiveJobs, forks, run_job
+from .forkserver import DDP_PRELOAD, ForkServer
+from .launch import Job, LiveJobs, constructs_ddp, forks, run_job
 from .progress import BuildProgress
 from .results import RunResult
 
 _FORKSERVER: ForkServer | None = None      # the warm one (torch imported once)
 _BARE_FORKSERVER: ForkServer | None = None  # imports nothing: for one or two blocks
+_DDP_FORKSERVER: ForkServer | None = None   # warm, and has imported what DDP() imports (DDP_PRELOAD)
 _FORKSERVER_LOCK = threading.Lock()
 
 
-def shared_forkserver(env: dict[str, str], preload: bool = True) -> ForkServer:
+def shared_forkserver(env: dict[str, str], preload: bool = True, ddp: bool = False) -> ForkServer:
     """One fork server per build process and kind (kept across `mkdocs serve` rebuilds)."""
-    global _FORKSERVER, _BARE_FORKSERVER
+    global _FORKSERVER, _BARE_FORKSERVER, _DDP_FORKSERVER
+    kind = "ddp" if ddp else "warm" if preload else "bare"
     with _FORKSERVER_LOCK:
-        current = _FORKSERVER if preload else _BARE_FORKSERVER
+        current = {"ddp": _DDP_FORKSERVER, "warm": _FORKSERVER, "bare": _BARE_FORKSERVER}[kind]
         if current is None or current.env != env:
             if current is not None:
                 current.close()
-            current = ForkServer(env, preload=preload)
+            current = ForkServer(env, preload=kind != "bare", also=DDP_PRELOAD if ddp else ())
             atexit.register(current.close)
-            if preload:
+            if kind == "ddp":
+                _DDP_FORKSERVER = current
+            elif kind == "warm":
                 _FORKSERVER = current
             else:
                 _BARE_FORKSERVER = current
@@ -153,6 +157,11 @@ class Engine:
         forkable = [b for b in blocks if forks(b.options)]
         warm = sum(map(_ranks, forkable)) >= 3 or (_FORKSERVER is not None and _FORKSERVER.running)
         forkserver = shared_forkserver(self.block_env, preload=warm) if forkable else None
+        # blocks that construct DDP fork from a server that has imported what DDP() imports, when
+        # they have enough processes to pay for its start
+        ddp_ranks = sum(_ranks(b) for b in forkable if constructs_ddp(b.files))
+        ddp_warm = warm and (ddp_ranks >= 3 or (_DDP_FORKSERVER is not None and _DDP_FORKSERVER.running))
+        ddp_server = shared_forkserver(self.block_env, ddp=True) if ddp_warm else None
         failures: list[str] = []
         retried: list[str] = []
         kept = 0
@@ -169,7 +178,8 @@ class Engine:
                     return
                 progress.block_started()
                 job = Job(block.key, block.label, block.files, block.script, block.options)
-                result = run_job(job, self.scratch_root, self.block_env, forkserver, self.live)
+                server = ddp_server if ddp_server is not None and constructs_ddp(block.files) else forkserver
+                result = run_job(job, self.scratch_root, self.block_env, server, self.live)
                 aborted = [] if block.options.expect_fail else result.exit_abort_ranks()
                 if aborted and not self.live.stopping.is_set():
                     # the known teardown flake; one retry, said loudly; a second abort fails the block
@@ -177,7 +187,7 @@ class Engine:
                              "('terminate called without an active exception', SIGABRT) after its output; "
                              "running it once more")
                     retried.append(block.label)
-                    result = run_job(job, self.scratch_root, self.block_env, forkserver, self.live)
+                    result = run_job(job, self.scratch_root, self.block_env, server, self.live)
             finally:
                 slots.release(weight)
             if result.ended == "interrupted":

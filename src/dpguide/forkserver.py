@@ -41,10 +41,14 @@ import threading
 import time
 from pathlib import Path
 
-#: imported once by the warm server, so no forked process pays for them. ``torch._dynamo`` is what the
-#: first ``DistributedDataParallel(...)`` of a process imports (about a second here; it brings
-#: ``torch.distributed.nn`` with it, imported before any process group exists)
-PRELOAD = ("torch", "torch.nn", "torch.distributed", "torch.utils.data", "numpy", "torch._dynamo")
+#: imported once by the warm server, so no forked process pays for them
+PRELOAD = ("torch", "torch.nn", "torch.distributed", "torch.utils.data", "numpy")
+#: imported besides by the server that forks the processes of blocks that construct
+#: ``DistributedDataParallel``: its first construction in a process imports ``torch._dynamo`` (about
+#: a second here; it brings ``torch.distributed.nn`` with it, imported before any group exists).
+#: Other blocks never get it: importing it changes what some programs print (a C++ warning of
+#: ``ProcessGroup::hasHooks`` appears in one of this site's examples)
+DDP_PRELOAD = ("torch._dynamo",)
 
 
 # --------------------------------------------------------------------------- server side
@@ -59,7 +63,7 @@ def _prctl(option: int, value: int) -> None:
         pass  # not Linux: the guardian still ends what a dead build left
 
 
-def serve(socket_path: str, parent: int, preload: bool = True) -> tuple[dict, list[int]] | None:
+def serve(socket_path: str, parent: int, preload: bool = True, also: tuple[str, ...] = ()) -> tuple[dict, list[int]] | None:
     """Fork a job leader per request until the build is gone. Returns None in the server; in a
     block's process (a fork of a fork) it returns that block's (request, fds), so the block runs
     from the top of the stack and ends the way ``python FILE`` ends."""
@@ -67,7 +71,7 @@ def serve(socket_path: str, parent: int, preload: bool = True) -> tuple[dict, li
     # thread), not the build. The loop below notices a dead build within 10 ms instead.
     if os.getppid() != parent:
         return
-    for name in PRELOAD if preload else ():
+    for name in (*PRELOAD, *also) if preload else ():
         try:
             __import__(name)
         except ImportError:
@@ -417,8 +421,8 @@ def _end(code: int) -> None:
 class ForkServer:
     """Starts the warm server on first use and runs scripts in forked children."""
 
-    def __init__(self, env: dict[str, str], preload: bool = True):
-        self.env, self.preload = env, preload
+    def __init__(self, env: dict[str, str], preload: bool = True, also: tuple[str, ...] = ()):
+        self.env, self.preload, self.also = env, preload, tuple(also)
         self._proc: subprocess.Popen | None = None
         self._dir = None
         self._lock = threading.Lock()
@@ -439,7 +443,7 @@ class ForkServer:
             env["PYTHONPATH"] = src
             self._proc = subprocess.Popen(
                 [sys.executable, "-m", "dpguide.forkserver", self._socket, str(os.getpid())]
-                + ([] if self.preload else ["--bare"]),
+                + ([] if self.preload else ["--bare"]) + [f"--also={name}" for name in self.also],
                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env, cwd=self._dir)
             ready = self._proc.stdout.readline()
             if ready.strip() != b"ready":
@@ -488,6 +492,7 @@ class ForkServer:
 
 
 if __name__ == "__main__":
-    job = serve(sys.argv[1], int(sys.argv[2]), preload="--bare" not in sys.argv[3:])
+    job = serve(sys.argv[1], int(sys.argv[2]), preload="--bare" not in sys.argv[3:],
+                also=tuple(arg.split("=", 1)[1] for arg in sys.argv[3:] if arg.startswith("--also=")))
     if job is not None:
         _end(_child(*job))   # the block's process

@@ -122,6 +122,13 @@ def torchrun_argv(options: BlockOptions, script_name: str, log_dir: Path, node: 
     return argv + list(options.args)
 
 
+def constructs_ddp(files: dict[str, bytes]) -> bool:
+    """Whether a block's code names ``DistributedDataParallel``: such a program imports
+    ``torch._dynamo`` itself when it first constructs one, so it may fork from the server that has
+    imported it already (``forkserver.DDP_PRELOAD``); no other block may."""
+    return any(b"DistributedDataParallel" in code for code in files.values())
+
+
 def forks(options: BlockOptions) -> bool:
     """Whether a block's processes are forked from the warm server (when the build has one)."""
     return not options.fresh and (options.launch == "python" or os.environ.get(FRESH_RANKS) != "1")

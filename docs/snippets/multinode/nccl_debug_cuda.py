@@ -4,7 +4,7 @@ import os
 
 # --8<-- [start:env]
 os.environ.setdefault("NCCL_DEBUG", "INFO")             # NCCL's own log, on stdout
-os.environ.setdefault("NCCL_DEBUG_SUBSYS", "INIT,NET")  # only set-up and network lines
+os.environ.setdefault("NCCL_DEBUG_SUBSYS", "INIT,BOOTSTRAP,NET")  # set-up, bootstrap, network
 # on a cluster, also e.g. NCCL_SOCKET_IFNAME=eth0 (the interface the nodes share)
 # --8<-- [end:env]
 

@@ -159,7 +159,8 @@ class Engine:
         forkserver = shared_forkserver(self.block_env, preload=warm) if forkable else None
         # blocks that construct DDP fork from a server that has imported what DDP() imports, when
         # they have enough processes to pay for its start
-        ddp_ranks = sum(_ranks(b) for b in forkable if constructs_ddp(b.files))
+        ddp_keys = {b.key for b in forkable if constructs_ddp(b.files)}
+        ddp_ranks = sum(_ranks(b) for b in forkable if b.key in ddp_keys)
         ddp_warm = warm and (ddp_ranks >= 3 or (_DDP_FORKSERVER is not None and _DDP_FORKSERVER.running))
         ddp_server = shared_forkserver(self.block_env, ddp=True) if ddp_warm else None
         failures: list[str] = []
@@ -178,7 +179,7 @@ class Engine:
                     return
                 progress.block_started()
                 job = Job(block.key, block.label, block.files, block.script, block.options)
-                server = ddp_server if ddp_server is not None and constructs_ddp(block.files) else forkserver
+                server = ddp_server if ddp_server is not None and block.key in ddp_keys else forkserver
                 result = run_job(job, self.scratch_root, self.block_env, server, self.live)
                 aborted = [] if block.options.expect_fail else result.exit_abort_ranks()
                 if aborted and not self.live.stopping.is_set():

@@ -280,7 +280,7 @@ def end_children() -> int:
     return len(ended)
 
 
-def _repoint_log_handlers(old_streams: tuple, new_streams: dict) -> None:
+def _repoint_log_handlers(replacements: list[tuple]) -> None:
     """Logging handlers made while the server imported torch write to the server's ``sys.stderr``
     object (torch's own logger has one): point them at the child's streams, where the program's
     other writes go (and, for a rank, where they are stamped)."""
@@ -290,8 +290,11 @@ def _repoint_log_handlers(old_streams: tuple, new_streams: dict) -> None:
                                       if isinstance(logger, logging.Logger))]
     for logger in loggers:
         for handler in logger.handlers:
-            if isinstance(handler, logging.StreamHandler) and any(handler.stream is old for old in old_streams):
-                handler.setStream(new_streams[id(handler.stream)])
+            if isinstance(handler, logging.StreamHandler):
+                for old, new in replacements:
+                    if handler.stream is old:
+                        handler.setStream(new)
+                        break
 
 
 def _reseed() -> None:
@@ -351,7 +354,7 @@ def _child(request: dict, fds: list[int]) -> int:
         sys.stderr = sys.__stderr__ = io.TextIOWrapper(FramedWriter(framed_fd, b"E"), encoding="utf-8",
                                                        errors="backslashreplace", write_through=True,
                                                        line_buffering=True)
-    _repoint_log_handlers(old_streams, {id(old_streams[0]): sys.stdout, id(old_streams[1]): sys.stderr})
+    _repoint_log_handlers([(old_streams[0], sys.stdout), (old_streams[1], sys.stderr)])
     _reseed()
     if os.environ.get("DPGUIDE_EXIT_PROBE"):  # what `python FILE` gets from PYTHONPATH
         _load_exit_probe()

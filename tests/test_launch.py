@@ -428,3 +428,47 @@ def test_torch_s_own_logger_in_a_forked_rank_writes_to_the_rank_s_stamped_stderr
     result = engine.result_for(block)
     shown = [(line.stream, line.text.split("] ")[-1]) for line in result.lines_of("rank 0")]  # torch's prefix
     assert shown == [("stdout", "before"), ("stderr", "logged by torch's logger"), ("stdout", "after")]
+
+
+_TWO_WRITERS = '''
+    ```python
+    import subprocess, sys
+    child = "for i in range(3000): print('child', {name!r}, 'line', i)"
+    procs = [subprocess.Popen([sys.executable, "-c", child.format(name=n)]) for n in "ab"]
+    print("exit statuses", [p.wait() for p in procs])
+    ```
+'''
+
+
+def test_child_processes_of_a_python_block_never_tear_each_other_s_lines(project):
+    # two children share the block's stdout pipe; with PYTHONUNBUFFERED a print is two writes
+    # (text, newline) and their lines tear; line-buffered, as at a terminal, each line is one write
+    import re
+
+    engine, [block] = run_page(project, _TWO_WRITERS)
+    lines = engine.result_for(block).text().splitlines()
+    torn = [line for line in lines if not re.fullmatch(r"child [ab] line \d+|exit statuses \[0, 0\]", line)]
+    assert torn == [] and len(lines) == 6001
+
+
+def test_processes_forked_by_a_forked_block_never_tear_each_other_s_lines(project):
+    import re
+
+    engine, [block] = run_page(project, '''
+        ```python
+        import os, sys
+        children = []
+        for name in "ab":
+            pid = os.fork()
+            if pid == 0:
+                for i in range(3000):
+                    print("child", name, "line", i)
+                sys.stdout.flush()
+                os._exit(0)
+            children.append(pid)
+        print("exit statuses", [os.waitpid(pid, 0)[1] for pid in children])
+        ```
+    ''')
+    lines = engine.result_for(block).text().splitlines()
+    torn = [line for line in lines if not re.fullmatch(r"child [ab] line \d+|exit statuses \[0, 0\]", line)]
+    assert torn == [] and len(lines) == 6001

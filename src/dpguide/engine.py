@@ -63,7 +63,7 @@ class BlockStat:
 
 
 class WeightedSlots:
-    """A semaphore where a torchrun job takes as many slots as it has processes (up to all)."""
+    """A semaphore where a job takes ``weight`` slots (at most all of them); see ``_weight``."""
 
     def __init__(self, capacity: int):
         self.capacity, self.free = capacity, capacity
@@ -173,7 +173,7 @@ class Engine:
 
         def work(block: Block) -> None:
             nonlocal kept
-            weight = slots.acquire(_ranks(block) if block.options.launch == "torchrun" else 1)
+            weight = slots.acquire(_weight(block))
             try:
                 if self.live.stopping.is_set():
                     return
@@ -257,6 +257,16 @@ class Engine:
 
 def _ranks(block: Block) -> int:
     return (block.options.nproc or 1) * block.options.nnodes if block.options.launch == "torchrun" else 1
+
+
+def _weight(block: Block) -> int:
+    """The slots (CPU cores) a block holds while it runs: one per two ranks for torchrun.
+
+    A torchrun job's ranks spend most of its time waiting (rendezvous, the agent's monitoring,
+    each other in collectives), so two ranks share a core. Two two-rank jobs run side by side
+    on two cores; measured on this 2-core machine, that cut a cold build's block time by a quarter.
+    """
+    return (_ranks(block) + 1) // 2 if block.options.launch == "torchrun" else 1
 
 
 def _first_failure(result: RunResult) -> str:

@@ -20,15 +20,17 @@ from pathlib import Path
 _STRIPPED = re.compile(
     r"^(RANK|LOCAL_RANK|WORLD_SIZE|LOCAL_WORLD_SIZE|GROUP_RANK|GROUP_WORLD_SIZE|ROLE_RANK|ROLE_NAME|"
     r"ROLE_WORLD_SIZE|MASTER_ADDR|MASTER_PORT|TORCHELASTIC_\w+|TORCH_DISTRIBUTED_DEBUG|NCCL_\w+|GLOO_\w+|"
-    r"OMP_NUM_THREADS|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PYTEST_\w+|DPGUIDE_\w+|COV_CORE_\w+)$")
+    r"OMP_NUM_THREADS|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PYTHONUNBUFFERED|PYTEST_\w+|DPGUIDE_\w+|COV_CORE_\w+)$")
 
 #: what the build sets for every block (and why: see docs/contribute/index.md)
 FIXED = {
     "OMP_NUM_THREADS": "1",        # torchrun sets 1 per worker anyway; same for python blocks, no banner
-    "PYTHONUNBUFFERED": "1",       # lines arrive in the order they were printed
     "PYTHONDONTWRITEBYTECODE": "1",
     "PYTHONHASHSEED": "0",
 }
+# Not PYTHONUNBUFFERED: it makes a print two writes (text, then newline), and two processes that
+# share a pipe tear each other's lines. The exit probe, loaded into every process a block starts,
+# line-buffers stdout instead, as a reader's terminal does (exit_probe/sitecustomize.py).
 
 
 def block_environment(base: dict[str, str] | None = None) -> dict[str, str]:

@@ -348,12 +348,13 @@ def _child(request: dict, fds: list[int]) -> int:
     else:
         # Python-level writes go, tagged by stream, through one pipe so their order is exact;
         # C-level writes to fds 1 and 2 (and child processes) still reach the plain pipes.
+        # Line-buffered, as at a reader's terminal: a line is one frame, so processes forked
+        # from the block (a fork-started multiprocessing pool) cannot tear each other's lines.
         framed_fd = fds[2]
         sys.stdout = sys.__stdout__ = io.TextIOWrapper(FramedWriter(framed_fd, b"O"), encoding="utf-8",
-                                                       write_through=True, line_buffering=True)
-        sys.stderr = sys.__stderr__ = io.TextIOWrapper(FramedWriter(framed_fd, b"E"), encoding="utf-8",
-                                                       errors="backslashreplace", write_through=True,
                                                        line_buffering=True)
+        sys.stderr = sys.__stderr__ = io.TextIOWrapper(FramedWriter(framed_fd, b"E"), encoding="utf-8",
+                                                       errors="backslashreplace", line_buffering=True)
     _repoint_log_handlers([(old_streams[0], sys.stdout), (old_streams[1], sys.stderr)])
     _reseed()
     if os.environ.get("DPGUIDE_EXIT_PROBE"):  # what `python FILE` gets from PYTHONPATH

@@ -64,9 +64,7 @@ class SiteBuild:
         """Executed (cached) copies of the site's notebooks, by page."""
         from .notebooks import NotebookRunner
 
-        # without PYTHONUNBUFFERED, so processes a cell starts write whole lines, as in a reader's Jupyter
-        env = {k: v for k, v in self.engine.block_env.items() if k != "PYTHONUNBUFFERED"}
-        runner = NotebookRunner(self.engine.cache.directory, self.engine.scratch_root, env,
+        runner = NotebookRunner(self.engine.cache.directory, self.engine.scratch_root, self.engine.block_env,
                                 self.engine.environment, log=self.engine.log)
         return {page: runner.executed(page, path) for page, path in sorted(notebooks.items())}
 

@@ -80,5 +80,24 @@ def _write_start_note() -> None:
         pass
 
 
+def _line_buffered_stdout() -> None:
+    """Flush stdout at each newline, as it is when a reader runs the program at a terminal.
+
+    The build's processes write into pipes and files. There, Python would buffer stdout in blocks
+    (every line of a child process would arrive at its exit), and with ``PYTHONUNBUFFERED`` it
+    writes a print's text and its newline separately, so two processes sharing one pipe can tear
+    each other's lines. Line buffering gives each line in one write, in the order printed.
+    stderr is line-buffered already (Python 3.9 and later).
+    """
+    if not os.environ.get("DPGUIDE_EXIT_PROBE"):
+        return  # not run by the build
+    try:
+        if sys.stdout is not None and not sys.stdout.line_buffering:
+            sys.stdout.reconfigure(line_buffering=True)
+    except (AttributeError, ValueError, OSError):
+        pass  # not a text stream that can be reconfigured: leave it as the program has it
+
+
+_line_buffered_stdout()
 _write_start_note()
 atexit.register(_write_note)

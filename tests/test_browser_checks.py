@@ -1,5 +1,5 @@
-"""The browser checks themselves: a broken link, an unlabelled button, a script error and a missing
-file are caught, each reported with the page and the element; a request that the test's next
+"""The browser checks themselves: a broken link, an unlabelled button, unreadable text, a script
+error and a missing file are caught, each reported with the page and the element; a request that the test's next
 navigation aborts is no fault unless the file is really missing."""
 
 from __future__ import annotations
@@ -34,6 +34,19 @@ def test_a_button_without_a_label_fails_axe_naming_the_element(tmp_path, browser
         problems = axe_problems(page)
         page.close()
     assert any("/x/: axe critical button-name" in p and "class=\"nameless\"" in p for p in problems), problems
+
+
+def test_the_colour_pass_finds_unreadable_text_and_runs_only_the_colour_rules(tmp_path, browser):
+    # what the dark-scheme pass of the site audit runs: colour findings are caught, others are not its job
+    write(tmp_path, "c", "Colours", '<p class="faint" style="color:#777;background:#666">hard to read</p>'
+                                    '<button class="nameless"></button>')
+    with serve(tmp_path) as url:
+        page = browser.new_page()
+        page.goto(url + "c/")
+        problems = axe_problems(page, rules=("color-contrast", "link-in-text-block"))
+        page.close()
+    assert any("/c/: axe serious color-contrast" in p and 'class="faint"' in p for p in problems), problems
+    assert not any("button-name" in p for p in problems), problems
 
 
 def test_a_script_error_and_an_outside_request_are_reported(tmp_path, browser):

@@ -262,9 +262,9 @@ def _ranks(block: Block) -> int:
 def _weight(block: Block) -> int:
     """The slots (CPU cores) a block holds while it runs: one per two ranks for torchrun.
 
-    A torchrun job's ranks spend most of its time waiting (rendezvous, the agent's monitoring,
-    each other in collectives), so two ranks share a core. Two two-rank jobs run side by side
-    on two cores; measured on this 2-core machine, that cut a cold build's block time by a quarter.
+    A torchrun job's processes spend most of their time waiting (the rendezvous, the agent's
+    monitoring loop, each other in collectives), so two ranks share a core: on two cores, two
+    two-rank jobs run side by side.
     """
     return (_ranks(block) + 1) // 2 if block.options.launch == "torchrun" else 1
 

@@ -440,10 +440,13 @@ _TWO_WRITERS = '''
 '''
 
 
-def test_child_processes_of_a_python_block_never_tear_each_other_s_lines(project):
+def test_child_processes_of_a_python_block_never_tear_each_other_s_lines(project, monkeypatch):
     # two children share the block's stdout pipe; with PYTHONUNBUFFERED a print is two writes
-    # (text, newline) and their lines tear; line-buffered, as at a terminal, each line is one write
+    # (text, newline) and their lines tear; line-buffered, as at a terminal, each line is one write.
+    # A contributor's shell that sets PYTHONUNBUFFERED must not change that.
     import re
+
+    monkeypatch.setenv("PYTHONUNBUFFERED", "1")
 
     engine, [block] = run_page(project, _TWO_WRITERS)
     lines = engine.result_for(block).text().splitlines()

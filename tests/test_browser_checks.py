@@ -1,6 +1,6 @@
 """The browser checks themselves: a broken link, an unlabelled button, unreadable text, a script
-error and a missing file are caught, each reported with the page and the element; a request that the test's next
-navigation aborts is no fault unless the file is really missing."""
+error and a missing file are caught, each reported with the page and the element; a request that
+the test's next navigation aborts is no fault unless the file is really missing."""
 
 from __future__ import annotations
 

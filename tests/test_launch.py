@@ -430,6 +430,13 @@ def test_torch_s_own_logger_in_a_forked_rank_writes_to_the_rank_s_stamped_stderr
     assert shown == [("stdout", "before"), ("stderr", "logged by torch's logger"), ("stdout", "after")]
 
 
+def _torn(lines: list[str]) -> list[str]:
+    """Lines that are neither one child's whole line nor the parent's last line."""
+    import re
+
+    return [line for line in lines if not re.fullmatch(r"child [ab] line \d+|exit statuses \[0, 0\]", line)]
+
+
 _TWO_WRITERS = '''
     ```python
     import subprocess, sys
@@ -444,19 +451,15 @@ def test_child_processes_of_a_python_block_never_tear_each_other_s_lines(project
     # two children share the block's stdout pipe; with PYTHONUNBUFFERED a print is two writes
     # (text, newline) and their lines tear; line-buffered, as at a terminal, each line is one write.
     # A contributor's shell that sets PYTHONUNBUFFERED must not change that.
-    import re
-
     monkeypatch.setenv("PYTHONUNBUFFERED", "1")
 
     engine, [block] = run_page(project, _TWO_WRITERS)
     lines = engine.result_for(block).text().splitlines()
-    torn = [line for line in lines if not re.fullmatch(r"child [ab] line \d+|exit statuses \[0, 0\]", line)]
+    torn = _torn(lines)
     assert torn == [] and len(lines) == 6001
 
 
 def test_processes_forked_by_a_forked_block_never_tear_each_other_s_lines(project):
-    import re
-
     engine, [block] = run_page(project, '''
         ```python
         import os, sys
@@ -473,5 +476,5 @@ def test_processes_forked_by_a_forked_block_never_tear_each_other_s_lines(projec
         ```
     ''')
     lines = engine.result_for(block).text().splitlines()
-    torn = [line for line in lines if not re.fullmatch(r"child [ab] line \d+|exit statuses \[0, 0\]", line)]
+    torn = _torn(lines)
     assert torn == [] and len(lines) == 6001

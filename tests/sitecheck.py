@@ -55,6 +55,40 @@ def launch_chromium():
             browser.close()
 
 
+def split_across_browsers(browser, urls: list[str], visit, browsers: int = 2) -> list:
+    """``visit(a_browser, some_urls)`` for ``browsers`` interleaved shares of ``urls``, side by side.
+
+    The first share runs here on ``browser``; each other share gets a Chromium of its own, started,
+    used and closed inside its own thread (Playwright's sync API belongs to the thread that started
+    it). A page's checks run on one core of its renderer, so on a machine with two cores two
+    browsers take about two thirds of the time of one. Returns the visits' results in share order;
+    an exception in any share is raised here once every share has ended.
+    """
+    shares = [urls[i::browsers] for i in range(browsers)]
+    results: list = [None] * browsers
+    errors: list[BaseException] = []
+
+    def visit_in_own_browser(index: int) -> None:
+        try:
+            with launch_chromium() as own:
+                results[index] = visit(own, shares[index])
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=visit_in_own_browser, args=(i,), name=f"browser-share-{i}")
+               for i in range(1, browsers)]
+    for thread in threads:
+        thread.start()
+    try:
+        results[0] = visit(browser, shares[0])
+    finally:
+        for thread in threads:
+            thread.join()
+    if errors:
+        raise errors[0]
+    return results
+
+
 # how a browser reports a request it dropped itself (a navigation away, a stopped load), not a server's answer
 ABORTED_ERRORS = ("net::ERR_ABORTED", "NS_BINDING_ABORTED")
 

@@ -1,10 +1,13 @@
 """The browser checks themselves: a broken link, an unlabelled button, unreadable text, a script
 error and a missing file are caught, each reported with the page and the element; a request that
-the test's next navigation aborts is no fault unless the file is really missing."""
+the test's next navigation aborts is no fault unless the file is really missing; pages shared
+across browsers are each checked once, and a failure in any browser fails the check."""
 
 from __future__ import annotations
 
-from sitecheck import axe_problems, link_report, serve, watched_page
+import pytest
+
+from sitecheck import axe_problems, link_report, serve, split_across_browsers, watched_page
 
 PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>
 <body><main><h1>{title}</h1>{body}</main></body></html>"""
@@ -120,3 +123,31 @@ def test_a_request_the_next_navigation_aborts_still_fails_when_the_file_is_missi
     assert f"{url}gone.png net::ERR_ABORTED" in failures, failures
     assert problems == [f"{url}slow/: request failed: {url}gone.png (net::ERR_ABORTED); fetched again: HTTP 404"], \
         problems
+
+
+def test_pages_shared_across_browsers_are_each_visited_once_and_a_failure_anywhere_is_raised(tmp_path, browser):
+    for name in "abcde":
+        write(tmp_path, name, f"Page {name}", "<p>x</p>")
+    with serve(tmp_path) as url:
+        urls = [f"{url}{name}/" for name in "abcde"]
+
+        def titles(a_browser, share):
+            page = a_browser.new_page()
+            seen = []
+            for address in share:
+                page.goto(address)
+                seen.append((a_browser is browser, page.title()))
+            page.close()
+            return seen
+
+        shares = split_across_browsers(browser, urls, titles)
+        assert sorted(title for share in shares for _, title in share) == [f"Page {n}" for n in "abcde"]
+        assert [here for here, _ in shares[0]] == [True] * 3 and [here for here, _ in shares[1]] == [False] * 2
+
+        def fails_in_the_second_browser(a_browser, share):
+            if a_browser is not browser:
+                raise AssertionError(f"found a problem on {share[0]}")
+            return []
+
+        with pytest.raises(AssertionError, match="found a problem on .*/b/"):
+            split_across_browsers(browser, urls, fails_in_the_second_browser)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from sitecheck import axe_problems, link_report, overflow_problem, page_urls, watched_page
+from sitecheck import axe_problems, link_report, overflow_problem, page_urls, split_across_browsers, watched_page
 
 SHOTS = ROOT / "build-artifacts" / "screenshots"
 
@@ -40,14 +40,8 @@ def set_scheme(page, scheme: str) -> None:
 COLOUR_RULES = ("color-contrast", "link-in-text-block")
 
 
-@pytest.fixture(scope="module")
-def audit(browser, urls):
-    """Every page visited once, as a reader would load it, and checked three ways on that visit.
-
-    Returns {"console": [...], "default": [...], "slate": [...]}: console errors and outside
-    requests while loading; axe's serious and critical findings in the light scheme (every rule,
-    every collapsible opened); and in the dark scheme (colour rules).
-    """
+def audit_pages(browser, urls) -> dict[str, list[str]]:
+    """Visit each of ``urls`` once, as a reader would load it, and check it three ways on that visit."""
     context = browser.new_context()
     page = watched_page(context)
     found = {"console": [], "default": [], "slate": []}
@@ -66,6 +60,18 @@ def audit(browser, urls):
         page.problems.clear()
     context.close()
     return found
+
+
+@pytest.fixture(scope="module")
+def audit(browser, urls):
+    """Every page visited once and checked three ways on that visit (two browsers share the pages).
+
+    Returns {"console": [...], "default": [...], "slate": [...]}: console errors and outside
+    requests while loading; axe's serious and critical findings in the light scheme (every rule,
+    every collapsible opened); and in the dark scheme (colour rules).
+    """
+    shares = split_across_browsers(browser, urls, audit_pages)
+    return {kind: [problem for share in shares for problem in share[kind]] for kind in shares[0]}
 
 
 def test_every_page_loads_without_console_errors_or_outside_requests(audit, urls):
@@ -98,7 +104,7 @@ def test_snippet_download_links_serve_the_file(page, site_url, built_site):
         assert response.body() == served and not served.startswith(b"#|")   # the file minus the engine's header
 
 
-def test_phone_viewport_has_no_horizontal_overflow_and_usable_navigation(browser, urls):
+def overflowing_on_a_phone(browser, urls) -> list[str]:
     context = browser.new_context(viewport={"width": 375, "height": 740}, is_mobile=True, has_touch=True)
     page = watched_page(context)
     problems = []
@@ -107,6 +113,14 @@ def test_phone_viewport_has_no_horizontal_overflow_and_usable_navigation(browser
         problem = overflow_problem(page)
         if problem:
             problems.append(problem)
+    context.close()
+    return problems
+
+
+def test_phone_viewport_has_no_horizontal_overflow_and_usable_navigation(browser, urls):
+    problems = sum(split_across_browsers(browser, urls, overflowing_on_a_phone), [])
+    context = browser.new_context(viewport={"width": 375, "height": 740}, is_mobile=True, has_touch=True)
+    page = watched_page(context)
     page.goto(urls[0])
     page.locator("label.md-header__button[for='__drawer']").click()
     page.wait_for_timeout(400)

@@ -9,6 +9,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from background_build import BackgroundSiteBuild
 from dpguide.engine import Engine
 from dpguide.processes import MARKER
 
@@ -21,16 +22,20 @@ def leftover_processes() -> list[psutil.Process]:
     """Block processes this test run left behind: ours (descendants of this process) or orphaned ones.
 
     A zombie does not count; nor does a live block of another build on the same machine (its parent
-    is that build, not us and not init).
+    is that build, not us and not init), nor one of the site build this session runs in the
+    background (``SITE_BUILD``: it carries that build's own token).
     """
     import os
 
     mine = {p.pid for p in psutil.Process(os.getpid()).children(recursive=True)}
+    background = SITE_BUILD.token_prefix()
     found = []
     for proc in psutil.process_iter(["pid", "ppid"]):
         try:
-            if MARKER in proc.environ() and proc.status() != psutil.STATUS_ZOMBIE and \
-                    (proc.pid in mine or proc.ppid() == 1):
+            environ = proc.environ()
+            if MARKER in environ and proc.status() != psutil.STATUS_ZOMBIE and \
+                    (proc.pid in mine or proc.ppid() == 1) and \
+                    not (background and environ.get(BUILD_MARKER, "").startswith(background)):
                 found.append(proc)
         except psutil.Error:
             continue
@@ -71,6 +76,10 @@ def clean_process_table():
     assert not alive, f"processes left alive: {[(p.pid, p.cmdline()) for p in alive]}"
 
 
+#: the project's site, built beside the tests (a cold build takes about 10 minutes here)
+SITE_BUILD = BackgroundSiteBuild(ROOT, limit_s=1800)
+
+
 class Project:
     """A minimal docs tree written into a temporary directory."""
 
@@ -99,6 +108,7 @@ class Project:
 
 #: fixtures that run or build the whole site once per session; the first test using one pays for it
 WHOLE_SITE_FIXTURES = {"built_site", "site_url", "site_results"}
+BUILT_SITE_FIXTURES = {"built_site", "site_url"}       # these wait for SITE_BUILD
 WHOLE_SITE_TIMEOUT_S = 2400
 
 
@@ -111,6 +121,27 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.site)
         if "browser" in Path(str(item.fspath)).name:
             item.add_marker(pytest.mark.browser)
+
+
+def pytest_collection_finish(session):
+    """Start the site build now if a selected test needs it, and run the tests that need it last.
+
+    The cold build of the whole site is the suite's longest step, and most other tests leave one of
+    the two cores idle (they wait on processes and timeouts). So the build starts in the background
+    as soon as the selection is known, at a lower priority (nice 10) so the tests in front are not
+    slowed, and the whole-site tests, which wait for it, move to the end (in their own order).
+    """
+    if session.config.option.collectonly:
+        return
+    whole_site = [item for item in session.items if item.get_closest_marker("site")]
+    if not any(BUILT_SITE_FIXTURES & set(item.fixturenames) for item in whole_site):
+        return          # e.g. `pytest tests/test_docs_blocks.py -k ddp.md`: those blocks alone
+    session.items[:] = [item for item in session.items if not item.get_closest_marker("site")] + whole_site
+    SITE_BUILD.start()
+
+
+def pytest_unconfigure(config):
+    SITE_BUILD.stop()
 
 
 @pytest.fixture(autouse=True)
@@ -145,18 +176,12 @@ def project(tmp_path) -> Project:
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory) -> Path:
-    """The project's real site, built once per test session with `mkdocs build --strict`."""
-    import os
-    import subprocess
-    import sys
+def built_site() -> Path:
+    """The project's real site, built once per test session with `mkdocs build --strict`.
 
-    out = tmp_path_factory.mktemp("site")
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=1800, env=env)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return out
+    The build started in the background when collection ended (``SITE_BUILD``); this waits for it.
+    """
+    return SITE_BUILD.wait()
 
 
 @pytest.fixture(scope="session")

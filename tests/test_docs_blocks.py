@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, SITE_BUILD
 from dpguide.engine import Engine, check_outcome
 from dpguide.errors import BlockFailed
 from dpguide.gpu_records import GpuRecords
@@ -21,6 +21,7 @@ RECORDS = GpuRecords(ROOT / "records" / "gpu")
 
 @pytest.fixture(scope="session")
 def site_results(request):
+    SITE_BUILD.wait_if_started()
     selected = {item.callspec.params["block"].key for item in request.session.items
                 if getattr(item, "callspec", None) and "block" in item.callspec.params}
     try:

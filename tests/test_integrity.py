@@ -504,3 +504,48 @@ def test_sigterm_of_the_test_runner_leaves_no_block_process_5_s_later(tmp_path):
     runner.communicate(timeout=30)
     time.sleep(5)
     assert [(p.pid, p.cmdline()) for p in started if _alive(p)] == []
+
+
+BACKGROUND_BUILD_CONFTEST = """
+import sys
+sys.path.insert(0, {tests!r})
+from background_build import BackgroundSiteBuild
+
+BUILD = BackgroundSiteBuild({site!r}, limit_s=600)
+
+def pytest_collection_finish(session):
+    BUILD.start()
+
+def pytest_unconfigure(config):
+    BUILD.stop()
+"""
+
+
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL], ids=["interrupted", "killed"])
+def test_the_site_build_beside_the_tests_ends_with_the_test_run(tmp_path, how):
+    # the suite builds the site in the background (conftest.py's SITE_BUILD): a test run that is
+    # interrupted (Ctrl-C) or killed outright must not leave that build or its blocks running
+    site = make_site(tmp_path / "site", {"index.md": '''
+        ```python timeout="600"
+        --8<-- "hang.py"
+        ```
+    '''}, {"hang.py": "#| run: torchrun --standalone --nproc-per-node=2 hang.py\nimport time\ntime.sleep(600)\n"})
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "conftest.py").write_text(BACKGROUND_BUILD_CONFTEST.format(tests=str(ROOT / "tests"), site=str(site)))
+    (runs / "test_wait.py").write_text("import time\n\ndef test_waits():\n    time.sleep(600)\n")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    runner = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:timeout",
+                               str(runs)], cwd=runs, env={**os.environ, "TMPDIR": str(tmp)},
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert wait_until(lambda: len([p for p in _started_by(runner.pid) if _cmdline_has("hang.py")(p)]) >= 2,
+                      timeout=90), "the background build never started its block"
+    time.sleep(1)
+    started = _started_by(runner.pid)
+    runner.send_signal(how)
+    runner.communicate(timeout=60)
+    time.sleep(5)
+    assert [(p.pid, p.cmdline()) for p in started if _alive(p)] == []
+    if how == signal.SIGINT:        # an interrupted run also removes the build's folder
+        assert not list(tmp.glob("dpguide-test-site-*"))

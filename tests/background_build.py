@@ -1,0 +1,90 @@
+"""A site build that runs beside the tests: started when collection ends, waited for by the tests
+that need the built site, and never outliving the test run (see conftest.py's SITE_BUILD)."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+
+class BackgroundSiteBuild:
+    """`mkdocs build --strict` of the site in ``root``, run beside the tests that do not need it.
+
+    It runs in a session of its own at nice 10, and dies with this test process (PR_SET_PDEATHSIG),
+    so neither a killed test run nor an interrupted one leaves it running. Its processes carry its
+    own build token, so the process-table checks of other tests can tell them from their own.
+    """
+
+    def __init__(self, root: Path, limit_s: float):
+        self.root, self.limit_s = root, limit_s
+        self.proc: subprocess.Popen | None = None
+        self.folder: Path | None = None
+        self.started = 0.0
+
+    def start(self) -> None:
+        if self.proc is not None:
+            return
+        self.folder = Path(tempfile.mkdtemp(prefix="dpguide-test-site-"))
+        env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+        with open(self.folder / "build.log", "wb") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(self.folder / "site")],
+                cwd=self.root, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                start_new_session=True, preexec_fn=_low_priority_and_dies_with_parent)
+        self.started = time.monotonic()
+
+    def wait_if_started(self) -> None:
+        """Let a started build fill the cache first (two cold runs of one block waste a core); its
+        outcome is not checked here: whoever waits next reports each block's own failure."""
+        if self.proc is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=self._time_left())
+
+    def _time_left(self) -> float:
+        return max(1.0, self.limit_s - (time.monotonic() - self.started))
+
+    def token_prefix(self) -> str | None:
+        return f"{self.proc.pid}-" if self.proc is not None and self.proc.poll() is None else None
+
+    def wait(self) -> Path:
+        self.start()
+        try:
+            code = self.proc.wait(timeout=self._time_left())
+        except subprocess.TimeoutExpired:
+            tail = self.log_tail()
+            self.stop()
+            pytest.fail(f"the site build did not end within {self.limit_s} s:\n{tail}", pytrace=False)
+        assert code == 0, f"`mkdocs build --strict` exited {code}:\n{self.log_tail()}"
+        return self.folder / "site"
+
+    def log_tail(self, chars: int = 20000) -> str:
+        text = (self.folder / "build.log").read_text(errors="replace")
+        return text[-chars:]
+
+    def stop(self) -> None:
+        """End the build if it still runs (SIGTERM: it ends its blocks; then SIGKILL), remove its folder."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
+
+
+def _low_priority_and_dies_with_parent() -> None:
+    os.nice(10)
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG

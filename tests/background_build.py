@@ -20,9 +20,14 @@ import pytest
 class BackgroundSiteBuild:
     """`mkdocs build --strict` of the site in ``root``, run beside the tests that do not need it.
 
-    It runs in a session of its own at nice 10, and dies with this test process (PR_SET_PDEATHSIG),
-    so neither a killed test run nor an interrupted one leaves it running. Its processes carry its
-    own build token, so the process-table checks of other tests can tell them from their own.
+    It runs at nice 10, so the tests in front keep their speed and the build takes the idle CPU.
+    That works only inside the test run's own session: Linux's autogroup shares the CPU equally
+    between sessions whatever their nice values, and a build in a session of its own slowed the
+    tests in front by half (a quick benchmark went past its time limit). So it gets a process group
+    of its own (a terminal's Ctrl-C reaches only the tests; ``stop`` ends the build) and dies with
+    this test process (PR_SET_PDEATHSIG), so neither an interrupted nor a killed test run leaves it
+    running. Its processes carry its own build token, so the process-table checks of other tests
+    can tell them from their own.
     """
 
     def __init__(self, root: Path, limit_s: float):
@@ -40,7 +45,7 @@ class BackgroundSiteBuild:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(self.folder / "site")],
                 cwd=self.root, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                start_new_session=True, preexec_fn=_low_priority_and_dies_with_parent)
+                preexec_fn=_low_priority_group_that_dies_with_parent)
         self.started = time.monotonic()
 
     def wait_if_started(self) -> None:
@@ -85,6 +90,7 @@ class BackgroundSiteBuild:
             self.folder = None
 
 
-def _low_priority_and_dies_with_parent() -> None:
+def _low_priority_group_that_dies_with_parent() -> None:
+    os.setpgid(0, 0)
     os.nice(10)
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG

@@ -14,6 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 
@@ -26,8 +27,8 @@ class BackgroundSiteBuild:
     tests in front by half (a quick benchmark went past its time limit). So it gets a process group
     of its own (a terminal's Ctrl-C reaches only the tests; ``stop`` ends the build) and dies with
     this test process (PR_SET_PDEATHSIG), so neither an interrupted nor a killed test run leaves it
-    running. Its processes carry its own build token, so the process-table checks of other tests
-    can tell them from their own.
+    running. The process-table checks of other tests leave out its descendants and whatever carries
+    its build token.
     """
 
     def __init__(self, root: Path, limit_s: float):
@@ -57,6 +58,16 @@ class BackgroundSiteBuild:
 
     def _time_left(self) -> float:
         return max(1.0, self.limit_s - (time.monotonic() - self.started))
+
+    def descendants(self) -> set[int]:
+        """The build's process and everything under it, while it runs."""
+        if self.proc is None or self.proc.poll() is not None:
+            return set()
+        try:
+            build = psutil.Process(self.proc.pid)
+            return {build.pid} | {child.pid for child in build.children(recursive=True)}
+        except psutil.Error:
+            return set()
 
     def token_prefix(self) -> str | None:
         return f"{self.proc.pid}-" if self.proc is not None and self.proc.poll() is None else None

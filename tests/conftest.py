@@ -22,20 +22,21 @@ def leftover_processes() -> list[psutil.Process]:
     """Block processes this test run left behind: ours (descendants of this process) or orphaned ones.
 
     A zombie does not count; nor does a live block of another build on the same machine (its parent
-    is that build, not us and not init), nor one of the site build this session runs in the
-    background (``SITE_BUILD``: it carries that build's own token).
+    is that build, not us and not init), nor anything the site build this session runs in the
+    background started (``SITE_BUILD``: its descendants, which include the builds its own lessons
+    run, and any process carrying its build token).
     """
     import os
 
-    mine = {p.pid for p in psutil.Process(os.getpid()).children(recursive=True)}
-    background = SITE_BUILD.token_prefix()
+    background, token = SITE_BUILD.descendants(), SITE_BUILD.token_prefix()
+    mine = {p.pid for p in psutil.Process(os.getpid()).children(recursive=True)} - background
     found = []
     for proc in psutil.process_iter(["pid", "ppid"]):
         try:
             environ = proc.environ()
             if MARKER in environ and proc.status() != psutil.STATUS_ZOMBIE and \
                     (proc.pid in mine or proc.ppid() == 1) and \
-                    not (background and environ.get(BUILD_MARKER, "").startswith(background)):
+                    not (token and environ.get(BUILD_MARKER, "").startswith(token)):
                 found.append(proc)
         except psutil.Error:
             continue

@@ -21,10 +21,11 @@ import pytest
 class BackgroundSiteBuild:
     """`mkdocs build --strict` of the site in ``root``, run beside the tests that do not need it.
 
-    It runs at nice 10, so the tests in front keep their speed and the build takes the idle CPU.
-    That works only inside the test run's own session: Linux's autogroup shares the CPU equally
-    between sessions whatever their nice values, and a build in a session of its own slowed the
-    tests in front by half (a quick benchmark went past its time limit). So it gets a process group
+    It runs at nice 10, so the tests in front get most of the CPU and the build the rest (not all:
+    the build runs many processes at once, and the quick benchmark takes about twice its time
+    alone beside it). That works only inside the test run's own session: Linux's autogroup shares
+    the CPU equally between sessions whatever their nice values, and a build in a session of its
+    own pushed the quick benchmark past its time limit. So it gets a process group
     of its own (a terminal's Ctrl-C reaches only the tests; ``stop`` ends the build) and dies with
     this test process (PR_SET_PDEATHSIG), so neither an interrupted nor a killed test run leaves it
     running. The process-table checks of other tests leave out its descendants and whatever carries

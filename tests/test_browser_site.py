@@ -13,6 +13,7 @@ from conftest import ROOT
 from sitecheck import axe_problems, link_report, overflow_problem, page_urls, split_across_browsers, watched_page
 
 SHOTS = ROOT / "build-artifacts" / "screenshots"
+PHONE = {"viewport": {"width": 375, "height": 740}, "is_mobile": True, "has_touch": True}
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +106,7 @@ def test_snippet_download_links_serve_the_file(page, site_url, built_site):
 
 
 def overflowing_on_a_phone(browser, urls) -> list[str]:
-    context = browser.new_context(viewport={"width": 375, "height": 740}, is_mobile=True, has_touch=True)
+    context = browser.new_context(**PHONE)
     page = watched_page(context)
     problems = []
     for url in urls:
@@ -119,7 +120,7 @@ def overflowing_on_a_phone(browser, urls) -> list[str]:
 
 def test_phone_viewport_has_no_horizontal_overflow_and_usable_navigation(browser, urls):
     problems = sum(split_across_browsers(browser, urls, overflowing_on_a_phone), [])
-    context = browser.new_context(viewport={"width": 375, "height": 740}, is_mobile=True, has_touch=True)
+    context = browser.new_context(**PHONE)
     page = watched_page(context)
     page.goto(urls[0])
     page.locator("label.md-header__button[for='__drawer']").click()

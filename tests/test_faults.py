@@ -8,6 +8,7 @@ import time
 import pytest
 
 from dpguide.errors import BlockFailed
+from dpguide.render import provenance
 
 pytestmark = pytest.mark.usefixtures("clean_process_table")
 
@@ -207,7 +208,6 @@ LIVE_GROUP = '''
     #| run: {run}
     import torch
     import torch.distributed as dist
-    import torch.distributed.nn  # noqa: F401
     {init}
     group = dist.new_group()                 # a handle that outlives destroy_process_group()
     dist.all_reduce(torch.ones(1), group=group)
@@ -225,30 +225,58 @@ def live_group(kind: dict, drop: str = "pass") -> str:
     return LIVE_GROUP.format(**kind, drop=drop)
 
 
-@pytest.mark.parametrize("kind", [TORCHRUN, FORKED], ids=["torchrun", "forked-python"])
-def test_a_group_left_alive_at_exit_fails_every_run_with_the_fix(project, kind):
-    engine, [block], message, seconds = build(project, '```python\n--8<-- "live.py"\n```\n',
-                                              {"live.py": live_group(kind)})
+def test_a_group_left_alive_in_a_process_that_tears_down_fails_every_run_with_the_fix(project):
+    """A fresh python block ends as `python FILE` ends, teardown included: there the threads can abort it."""
+    engine, [block], message, seconds = build(project, '```python fresh="true"\n--8<-- "live.py"\n```\n',
+                                              {"live.py": live_group(FORKED)})
     assert engine.retried == []                           # certain, so never retried
     assert "faults.md:1" in message
     assert "gloo worker threads still running" in message
-    assert ("rank 0 (" in message and "rank 1 (" in message) if kind is TORCHRUN else "the process (" in message
+    assert "the process (" in message
     assert "import torch.distributed.nn before init_process_group()" in message
     assert "Ending a script cleanly" in message
     assert "right answer" in message                      # its output was right: that is the trap
 
 
-@pytest.mark.parametrize("kind", [TORCHRUN, FORKED], ids=["torchrun", "forked-python"])
-def test_dropping_the_last_holder_passes_and_leaves_no_thread(project, kind):
-    project.snippet("live.py", live_group(kind, drop="del group"))
-    project.page("f.md", '```python\n--8<-- "live.py"\n```\n')
+@pytest.mark.parametrize("kind, fence", [(TORCHRUN, ""), (TORCHRUN, ' fresh="true"'), (FORKED, "")],
+                         ids=["forked-ranks", "fresh-ranks", "forked-python"])
+def test_the_builds_own_processes_skip_the_teardown_so_a_live_group_cannot_abort_them(project, kind, fence):
+    project.snippet("live.py", live_group(kind))
+    project.page("f.md", f'```python{fence}\n--8<-- "live.py"\n```\n')
     engine = project.engine()
     [block] = engine.collect()
     engine.run([block])
     result = engine.result_for(block)
-    assert result.succeeded and result.exit_notes              # the probe did report
+    # the program's processes: torchrun's ranks (its agent, rank -1, holds no group), or the one process
+    notes = [note for note in result.exit_notes if note["rank"] >= 0 or kind is FORKED]
+    assert result.succeeded and sorted(note["rank"] for note in notes) == ([0, 1] if kind is TORCHRUN else [-1])
+    assert all(note["gloo_threads"] for note in notes)         # the threads were there at exit,
+    assert all(note["teardown"] is False for note in notes)    # but no teardown followed
     assert result.ranks_leaving_gloo_threads() == {}
-    assert set(result.text().splitlines()) == {"right answer"}  # the probe printed nothing
+    assert set(result.text().splitlines()) == {"right answer"}          # the probe printed nothing
+    shown = provenance(block, result)                                    # and the page says so
+    assert "ended right after <code>atexit</code>, without Python's teardown" in shown
+    # a fresh torchrun agent ends as `python -m torch.distributed.run` ends: the line counts who skipped it
+    assert ("(2 of the 3 processes that ended normally)" in shown) == (fence != "")
+    assert 'href="../how-outputs-are-made/#the-clean-ending"' in shown   # f.md is served as f/
+
+
+@pytest.mark.parametrize("fail, status", [("raise ValueError('rank 1 gives up')", 1), ("sys.exit(3)", 3)],
+                         ids=["raises", "exits-3"])
+def test_a_fresh_worker_that_fails_keeps_its_traceback_and_exit_status(project, fail, status):
+    engine, [block], message, seconds = build(project, '```python fresh="true"\n--8<-- "quits.py"\n```\n', {
+        "quits.py": f'''
+            #| run: torchrun --standalone --nproc-per-node=2 quits.py
+            import os, sys
+            print("rank", os.environ["RANK"], "starts")
+            if os.environ["RANK"] == "1":
+                {fail}
+            '''})
+    assert f"exitcode  : {status}" in message
+    assert ("ValueError: rank 1 gives up" in message) == (status == 1)
+    # the traceback python itself would print: the script's frame, none of the probe's
+    assert ('File "quits.py", line 4, in <module>' in message) == (status == 1)
+    assert "sitecustomize" not in message and "dpguide_main" not in message
 
 
 def test_only_the_last_torchrun_attempt_is_held_to_the_clean_exit(project):
@@ -282,13 +310,13 @@ def test_only_the_last_torchrun_attempt_is_held_to_the_clean_exit(project):
 
 
 def test_threads_at_exit_expected_lets_a_lesson_show_the_live_group(project):
-    project.snippet("live.py", live_group(TORCHRUN))
-    project.page("f.md", '```python threads-at-exit="expected"\n--8<-- "live.py"\n```\n')
+    project.snippet("live.py", live_group(FORKED))
+    project.page("f.md", '```python threads-at-exit="expected" fresh="true"\n--8<-- "live.py"\n```\n')
     engine = project.engine()
     [block] = engine.collect()
     engine.run([block])
     result = engine.result_for(block)
-    assert set(result.ranks_leaving_gloo_threads()) == {0, 1}
+    assert set(result.ranks_leaving_gloo_threads()) == {-1}
 
 
 def test_a_bad_threads_at_exit_value_is_an_authoring_error(project):

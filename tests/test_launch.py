@@ -208,8 +208,10 @@ def test_exit_notes_that_are_torn_or_foreign_are_ignored_not_trusted(tmp_path):
     (tmp_path / "exit-2.json").write_text('{"rank": 1, "attem')             # killed while writing
     (tmp_path / "exit-3.json").write_text('["not", "a", "note"]')
     (tmp_path / "other.json").write_text('{"rank": 5}')                    # not the probe's file name
-    assert read_exit_notes(tmp_path) == [{"rank": 0, "attempt": 0, "gloo_threads": ["pt_gloo_runloop"],
-                                          "group_alive": False}]
+    (tmp_path / "exit-4.json").write_text('{"rank": 2, "attempt": 0, "gloo_threads": [], "teardown": false}')
+    assert read_exit_notes(tmp_path) == [       # a note from before "teardown" was noted: it tore down
+        {"rank": 0, "attempt": 0, "gloo_threads": ["pt_gloo_runloop"], "group_alive": False, "teardown": True},
+        {"rank": 2, "attempt": 0, "gloo_threads": [], "group_alive": False, "teardown": False}]
 
 
 def test_a_fresh_interpreter_loads_the_exit_probe_from_pythonpath(project):

@@ -335,7 +335,9 @@ def check_outcome(block: Block, result: RunResult) -> None:
                "something still holds the process group, so dist.destroy_process_group() could not join "
                "its threads")
         raise BlockFailed(where, "reached interpreter exit with a process group's gloo worker threads "
-                          f"still running: {ranks}: {why}. Such a script aborts now and then at exit "
+                          f"still running: {ranks}: {why}. These processes go through Python's teardown (the "
+                          "build ends its own processes before it, but not those a block starts itself, "
+                          "nor a fresh=\"true\" python block), and such a script aborts now and then there "
                           "(SIGABRT after 'terminate called without an active exception') although its output "
                           "is right", details + "\n  fix: call dist.destroy_process_group() at the end, after "
                           "`del` of every DDP/FSDP model (each holds the group), and import torch.distributed.nn "

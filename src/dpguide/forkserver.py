@@ -17,7 +17,7 @@ whatever it left running and reports both the exit status and how many
 processes it had to end; if the asker goes away first, the leader kills the
 process. The block's process runs from the top of the stack; if it fails it
 ends through the interpreter's normal exit, teardown included, as ``python
-FILE`` ends; if it succeeds it stops after ``atexit`` (see ``_end``).
+FILE`` ends; if it succeeds it stops after ``atexit`` (see ``exit_probe/dpguide_main.py``).
 
 The server exits when it sees that its build is gone; anything of a killed
 build that is still running is ended by the guardian (``guardian.py``).
@@ -181,13 +181,8 @@ class StampedWriter(RawWriter):
 
 
 def _load_exit_probe() -> None:
-    import importlib.util
-
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "exit_probe", "sitecustomize.py")
-    spec = importlib.util.spec_from_file_location("sitecustomize", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    sys.modules["sitecustomize"] = module
+    sys.modules.pop("sitecustomize", None)   # the server's own, if any: the block gets its probe afresh
+    _load_probe_module("sitecustomize")
 
 
 def _lead(request: dict, fds: list[int], conn: socket.socket, others: list[socket.socket]) -> bool:
@@ -316,8 +311,6 @@ def _child(request: dict, fds: list[int]) -> int:
     """In the block's process: take the engine's pipes, run the script as __main__, return its exit
     status (the caller exits with it, through the interpreter's normal exit)."""
     import io
-    import traceback
-    import types
 
     out_fd, err_fd = fds[:2]
     os.dup2(out_fd, 1)
@@ -359,65 +352,22 @@ def _child(request: dict, fds: list[int]) -> int:
     _reseed()
     if os.environ.get("DPGUIDE_EXIT_PROBE"):  # what `python FILE` gets from PYTHONPATH
         _load_exit_probe()
-    main = types.ModuleType("__main__")
-    main.__builtins__ = __builtins__
-    sys.modules["__main__"] = main
-    code = 0
-    try:
-        if module:  # what `python -m module` does, with the same frames in a traceback
-            import runpy
-
-            runpy._run_module_as_main(module)
-        else:
-            main.__file__ = script
-            with open(script, "rb") as handle:
-                source = handle.read()
-            exec(compile(source, script, "exec"), main.__dict__)
-    except SystemExit as exc:
-        if exc.code is None:
-            code = 0
-        elif isinstance(exc.code, int):
-            code = exc.code
-        else:
-            print(exc.code, file=sys.stderr)
-            code = 1
-    except BaseException as exc:  # noqa: BLE001 - reported exactly as python would
-        tb = exc.__traceback__.tb_next if exc.__traceback__ else None
-        exc.__traceback__ = tb  # the hook may read the exception's own traceback: drop this frame
-        # what python does with an uncaught exception: note it in sys.last_*, then call
-        # sys.excepthook (which a program may have replaced: torch.distributed prefixes "[rankN]:")
-        sys.last_type, sys.last_value, sys.last_traceback = type(exc), exc, tb
-        if sys.version_info >= (3, 12):
-            sys.last_exc = exc
-        try:
-            sys.excepthook(type(exc), exc, tb)
-        except BaseException:  # noqa: BLE001 - a broken hook: python prints both, plainly
-            traceback.print_exception(type(exc), exc, tb)
-        code = 1
-    return code
+    return _load_probe_module("dpguide_main").run_as_main(script, module)
 
 
-def _end(code: int) -> None:
-    """End the block's process with ``code``, as ``python FILE`` ends it, with one shortcut.
+def _load_probe_module(name: str):
+    """A module of ``exit_probe/`` (standard library only), loaded by path and kept in ``sys.modules``
+    under its own name, as a fresh interpreter with that folder on PYTHONPATH would have it."""
+    import importlib.util
 
-    Python's exit joins the threads, runs ``atexit`` and then tears the interpreter down, which
-    takes about a second once torch is imported. A process that failed goes through all of it:
-    how long a failing rank takes to die decides which failure torchrun observes first and names
-    as the root cause. One that succeeded stops after ``atexit`` (the exit probe has looked for
-    what the teardown could trip on by then); its output is complete.
-    """
-    if code != 0:
-        sys.exit(code)
-    import atexit
-    import threading
-
-    try:
-        threading._shutdown()
-        atexit._run_exitfuncs()
-        sys.stdout.flush()
-        sys.stderr.flush()
-    finally:
-        os._exit(0)
+    if name in sys.modules:
+        return sys.modules[name]
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "exit_probe", f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 # --------------------------------------------------------------------------- client side
@@ -499,4 +449,4 @@ if __name__ == "__main__":
     job = serve(sys.argv[1], int(sys.argv[2]), preload="--bare" not in sys.argv[3:],
                 also=tuple(arg.split("=", 1)[1] for arg in sys.argv[3:] if arg.startswith("--also=")))
     if job is not None:
-        _end(_child(*job))   # the block's process
+        _load_probe_module("dpguide_main").end(_child(*job))   # the block's process

@@ -152,6 +152,8 @@ def run_job(job: Job, scratch_root: Path, env: dict[str, str], forkserver, live:
                "PYTHONPATH": str(EXIT_PROBE), "DPGUIDE_EXIT_PROBE": str(notes_dir)}
         if forked_ranks:  # each worker torchrun starts hands its rank to a fork of the warm server
             env["DPGUIDE_FORK_WORKER"] = socket_path
+        elif options.launch == "torchrun":  # fresh workers run their script as a forked rank does
+            env["DPGUIDE_FRESH_END"] = "1"
         sink = LineSink()
         reader_command = options.reader_command(script.name)
         start = time.monotonic()
@@ -217,7 +219,8 @@ def read_exit_notes(folder: Path) -> list[dict]:
         if isinstance(note, dict) and isinstance(note.get("rank"), int):
             notes.append({"rank": note["rank"], "attempt": int(note.get("attempt", 0)),
                           "gloo_threads": [str(n) for n in note.get("gloo_threads", [])],
-                          "group_alive": note.get("group_alive") is True})
+                          "group_alive": note.get("group_alive") is True,
+                          "teardown": note.get("teardown") is not False})
     return sorted(notes, key=lambda n: (n["attempt"], n["rank"]))
 
 

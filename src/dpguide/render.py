@@ -171,7 +171,34 @@ def provenance(block: Block, result: RunResult, backends: str | None = None) -> 
     if backends:
         parts.append(f"process-group backends in this torch: {backends}")
     parts.append(f"{result.duration:.2f} s")
-    return '<p class="dpg-provenance">' + html.escape(" · ".join(parts)) + "</p>"
+    text = html.escape(" · ".join(parts))
+    skipped, noted = result.skipped_teardown()
+    if skipped:
+        who = "" if skipped == noted else f" ({skipped} of the {noted} processes that ended normally)"
+        href = html.escape(_relative_url(block.page, CLEAN_ENDING), quote=True)
+        text += (f' · ended right after <code>atexit</code>, without Python\'s teardown{html.escape(who)} '
+                 f'(<a href="{href}">why</a>)')
+    return '<p class="dpg-provenance">' + text + "</p>"
+
+
+#: the page (and section) that explains how the build ends its processes
+CLEAN_ENDING = "how-outputs-are-made.md#the-clean-ending"
+
+
+def _relative_url(page: str, target: str) -> str:
+    """The link from ``page``'s built URL to ``target`` (both Markdown paths under docs/, with
+    MkDocs' directory URLs: ``learn/ddp.md`` is served as ``learn/ddp/``)."""
+    def served(path: str) -> str:
+        folder, _, name = path.rpartition("/")
+        stem = name[:-3]
+        return folder if stem == "index" else f"{folder}/{stem}".lstrip("/")
+
+    target_path, _, fragment = target.partition("#")
+    here = served(page) or "."
+    there = served(target_path) or "."
+    link = posixpath.relpath(there, here)
+    link = "./" if link == "." else link + "/"
+    return link + (f"#{fragment}" if fragment else "")
 
 
 def anchor_base(block: Block) -> str:

@@ -45,7 +45,8 @@ class RunResult:
     ended: str = "exited"  # exited | timeout | output-limit | interrupted
     stuck_ranks: list[int] = field(default_factory=list)
     dropped_bytes: int = 0
-    #: per process that exited normally: {"rank" (-1: not a torchrun rank), "attempt", "gloo_threads"}
+    #: per process that exited normally: {"rank" (-1: not a torchrun rank), "attempt", "gloo_threads",
+    #: "group_alive", "teardown" (False: it stopped after atexit, skipping the interpreter's teardown)}
     exit_notes: list[dict] = field(default_factory=list)
     #: processes the block left running when its main process exited, ended by the engine
     background_ended: int = 0
@@ -233,12 +234,17 @@ class RunResult:
 
     def ranks_leaving_gloo_threads(self) -> dict[int, list[str]]:
         """Ranks (-1: a plain python process) of the last attempt that reached exit with gloo worker
-        threads still running."""
+        threads still running and then went through the interpreter's teardown, where those threads
+        can abort the process (the build's own processes skip it: ``exit_probe/dpguide_main.py``)."""
         if not self.exit_notes:
             return {}
         last = max(note["attempt"] for note in self.exit_notes)
         return {note["rank"]: note["gloo_threads"] for note in self.exit_notes
-                if note["attempt"] == last and note["gloo_threads"]}
+                if note["attempt"] == last and note["gloo_threads"] and note.get("teardown", True)}
+
+    def skipped_teardown(self) -> tuple[int, int]:
+        """(processes that skipped the interpreter's teardown, processes noted at exit)."""
+        return sum(1 for note in self.exit_notes if note.get("teardown") is False), len(self.exit_notes)
 
     def ranks_never_destroying(self) -> list[int]:
         """Ranks of the last attempt that reached exit with their default process group never destroyed."""

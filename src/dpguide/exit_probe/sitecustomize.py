@@ -10,9 +10,15 @@ exception", SIGABRT). The engine reads these notes and fails such a block on
 every run, instead of failing it now and then. It prints nothing and changes
 nothing the program sees, apart from this module being imported at start-up.
 
+Each note says whether the process skips the interpreter's teardown (``dpguide_main.end``): a
+process that does cannot abort there, so threads it leaves are harmless, and the engine checks
+only the processes that go through Python's whole exit (those a block starts itself).
+
 A torchrun worker of a build that forks ranks from its warm interpreter does not run the
 script itself: before anything else, it hands its rank over (``dpguide_handover.py``), and
-the forked rank loads this module again, without the hand-over.
+the forked rank loads this module again, without the hand-over. A worker started as a fresh
+interpreter (``DPGUIDE_FRESH_END``) runs its script from here, once the probe is set up, and
+ends as a forked rank ends (``dpguide_main.take_over``).
 """
 
 import atexit
@@ -54,7 +60,8 @@ def _write_note() -> None:
         return  # not run by the build, or ending on an uncaught exception (the build reports that)
     note = {"rank": int(os.environ.get("RANK", "-1")),  # -1: not a torchrun rank
             "attempt": int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")),
-            "pid": os.getpid(), "gloo_threads": _gloo_threads(), "group_alive": _group_alive()}
+            "pid": os.getpid(), "gloo_threads": _gloo_threads(), "group_alive": _group_alive(),
+            "teardown": not getattr(sys.modules.get("dpguide_main"), "SKIPS_TEARDOWN", False)}
     try:
         with open(os.path.join(folder, f"exit-{note['pid']}.json"), "w") as out:
             json.dump(note, out)
@@ -101,3 +108,9 @@ def _line_buffered_stdout() -> None:
 _line_buffered_stdout()
 _write_start_note()
 atexit.register(_write_note)
+
+if os.environ.get("DPGUIDE_FRESH_END") and "TORCHELASTIC_RESTART_COUNT" in os.environ \
+        and os.path.isfile(sys.argv[0]):  # a fresh torchrun worker running a script file
+    import dpguide_main
+
+    dpguide_main.take_over()

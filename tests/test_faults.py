@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 import time
 
 import pytest
@@ -259,6 +260,28 @@ def test_the_builds_own_processes_skip_the_teardown_so_a_live_group_cannot_abort
     # a fresh torchrun agent ends as `python -m torch.distributed.run` ends: the line counts who skipped it
     assert ("(2 of the 3 processes that ended normally)" in shown) == (fence != "")
     assert 'href="../how-outputs-are-made/#the-clean-ending"' in shown   # f.md is served as f/
+
+
+def test_workers_of_a_torchrun_that_a_block_starts_itself_end_as_the_builds_ranks_do(project):
+    code = textwrap.dedent(live_group(TORCHRUN)).split("\n", 2)[2]     # without its `#| run:` header
+    project.snippet("live_source.py", f'SOURCE = """\n{code}"""\n')
+    project.snippet("starts.py", '''
+        import pathlib, subprocess, sys
+        from live_source import SOURCE         # the engine copies a snippet the block imports
+        pathlib.Path("live.py").write_text(SOURCE)
+        subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone",
+                        "--nproc-per-node=2", "live.py"], check=True)
+        ''')
+    project.page("f.md", '```python\n--8<-- "starts.py"\n```\n')
+    engine = project.engine()
+    [block] = engine.collect()
+    engine.run([block])
+    result = engine.result_for(block)
+    workers = [note for note in result.exit_notes if note["rank"] >= 0]
+    seen = f"notes {result.exit_notes}, output:\n{result.text()}"
+    assert result.succeeded and sorted(note["rank"] for note in workers) == [0, 1], seen
+    assert all(note["gloo_threads"] and note["teardown"] is False for note in workers), seen
+    assert result.text(stream="stdout").splitlines() == ["right answer"] * 2, seen
 
 
 @pytest.mark.parametrize("fail, status", [("raise ValueError('rank 1 gives up')", 1), ("sys.exit(3)", 3)],

@@ -152,8 +152,9 @@ def run_job(job: Job, scratch_root: Path, env: dict[str, str], forkserver, live:
                "PYTHONPATH": str(EXIT_PROBE), "DPGUIDE_EXIT_PROBE": str(notes_dir)}
         if forked_ranks:  # each worker torchrun starts hands its rank to a fork of the warm server
             env["DPGUIDE_FORK_WORKER"] = socket_path
-        elif options.launch == "torchrun":  # fresh workers run their script as a forked rank does
-            env["DPGUIDE_FRESH_END"] = "1"
+        # any other torchrun worker under the block (a fresh="true" block's, or one of a torchrun that
+        # a python block starts itself) runs its script as a forked rank does, and ends the same way
+        env["DPGUIDE_FRESH_END"] = "1"
         sink = LineSink()
         reader_command = options.reader_command(script.name)
         start = time.monotonic()

@@ -26,7 +26,7 @@ def hand_over(socket_path: str) -> None:
     """Run this worker as a fork of the warm server; never returns."""
     import sys
 
-    env = {k: v for k, v in os.environ.items() if k != "DPGUIDE_FORK_WORKER"}
+    env = {k: v for k, v in os.environ.items() if k not in ("DPGUIDE_FORK_WORKER", "DPGUIDE_FRESH_END")}
     pending: list[int] = []
     child = {"pid": 0}
 

@@ -1,8 +1,10 @@
 """Runs a reader's script as ``__main__`` and ends its process the way the build ends every rank.
 
 Two kinds of process use it: a block's process forked from the warm interpreter
-(``forkserver._child``), and a torchrun worker started as a fresh interpreter, whose
-``sitecustomize`` runs the script through it (``DPGUIDE_FRESH_END``; see ``take_over``).
+(``forkserver._child``), and a torchrun worker started as a fresh interpreter (a ``fresh="true"``
+block's, or a worker of a torchrun that a block starts itself), whose ``sitecustomize`` runs the
+script through it (``DPGUIDE_FRESH_END``, set for every block; see ``take_over``). Other processes a
+block starts itself (``mp.spawn``'s children, a ``subprocess`` running ``python``) end as Python ends.
 
 The script runs as ``python FILE`` runs it: a fresh ``__main__`` module, an uncaught exception
 noted in ``sys.last_*`` and printed by ``sys.excepthook`` (which a program may replace), the exit

@@ -48,3 +48,22 @@ def test_the_report_does_not_repeat_an_error_the_merged_tail_already_shows():
     lines = [line("rank 0", "rank 0's error", "stderr")] + [line("torchrun", t, "stderr") for t in ROOT_CAUSE_RANK_0]
     text = report(result_of(lines, returncode=1))
     assert "own last stderr lines" not in text and "rank 0 printed nothing" not in text
+
+
+def note(rank: int, threads: int, teardown: bool = True, group_alive: bool = False, attempt: int = 0) -> dict:
+    return {"rank": rank, "attempt": attempt, "gloo_threads": ["pt_gloo_runloop"] * threads,
+            "group_alive": group_alive, "teardown": teardown}
+
+
+def test_the_live_group_report_counts_every_process_that_tears_down_and_only_those():
+    notes = [note(-1, 2, group_alive=True), note(-1, 2, group_alive=True),   # two mp.spawn children
+             note(0, 3), note(1, 3, teardown=False), note(2, 0)]              # rank 1 skipped the teardown
+    text = report(result_of([line("rank 0", "right answer")], exit_notes=notes))
+    assert "still running: rank 0 (3 threads), 2 processes (2 threads each)" in text
+    assert "never called dist.destroy_process_group() (2 processes)" in text
+    assert "rank 1" not in text.split("last output")[0]
+
+
+def test_a_live_group_only_in_processes_that_skip_the_teardown_is_not_reported():
+    result = result_of([line("rank 0", "right answer")], exit_notes=[note(0, 3, teardown=False)])
+    check_outcome(block_of('launch="torchrun" nproc="2"', "print('x')"), result)

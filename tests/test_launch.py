@@ -461,6 +461,15 @@ def test_child_processes_of_a_python_block_never_tear_each_other_s_lines(project
     assert torn == [] and len(lines) == 6001
 
 
+def test_children_started_as_python_u_never_tear_each_other_s_lines(project):
+    # torchrun starts its workers as `python -u`: unbuffered, a print is two writes. The workers of a
+    # torchrun that a block starts itself share one pipe, so the probe gives them a line at a time too
+    engine, [block] = run_page(project, _TWO_WRITERS.replace('[sys.executable, "-c"', '[sys.executable, "-u", "-c"'))
+    lines = engine.result_for(block).text().splitlines()
+    torn = _torn(lines)
+    assert torn == [] and len(lines) == 6001
+
+
 def test_processes_forked_by_a_forked_block_never_tear_each_other_s_lines(project):
     engine, [block] = run_page(project, '''
         ```python

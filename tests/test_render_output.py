@@ -343,3 +343,16 @@ def test_rank_tabs_are_exactly_title_blank_boxes_blank():
 def test_no_line_of_any_tab_is_only_spaces():
     out = output_tabs(result_of([line("rank 0", "a"), gap("g"), line("rank 1", "b")]))
     assert "" in out and not [text for text in out if text and not text.strip()]
+
+
+def test_the_provenance_link_to_how_the_build_ends_its_processes_points_at_a_real_section():
+    from pathlib import Path
+
+    from dpguide.render import CLEAN_ENDING, _relative_url
+
+    page, _, section = CLEAN_ENDING.partition("#")
+    text = (Path(__file__).resolve().parents[1] / "docs" / page).read_text()
+    assert "{ #" + section + " }" in text
+    assert _relative_url("learn/ddp.md", CLEAN_ENDING) == "../../how-outputs-are-made/#the-clean-ending"
+    assert _relative_url("index.md", CLEAN_ENDING) == "how-outputs-are-made/#the-clean-ending"
+    assert _relative_url("learn/index.md", CLEAN_ENDING) == "../how-outputs-are-made/#the-clean-ending"

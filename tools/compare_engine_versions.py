@@ -7,6 +7,12 @@ differs only by the engine version. Digits are blurred (timings, pids, ports, ra
 block is reported when its lines differ in anything else, or when its exit status differs. Blocks
 whose lines are the same but in another order are counted (torchrun blocks merged in another order).
 Run it after an engine change, before trusting that the change did not alter what a page shows.
+
+    .venv/bin/python tools/compare_engine_versions.py 12 13 --old-tree /tmp/old
+
+compares across a change of the examples too: the old version's blocks come from a checkout of the
+commit it built (`git worktree add /tmp/old COMMIT`), and are matched to today's by page and by
+their place on the page (the n-th block of a page against the n-th).
 """
 
 from __future__ import annotations
@@ -34,18 +40,21 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("old")
     parser.add_argument("new")
+    parser.add_argument("--old-tree", type=Path, help="a checkout of the commit the old version built")
     args = parser.parse_args()
     engine = Engine(ROOT, log=lambda *_: None)
+    before = Engine(args.old_tree, cache_dir=ROOT / ".cache" / "dpguide", log=lambda *_: None) \
+        if args.old_tree else engine
     counts: Counter = Counter()
     seen = set()
-    for block in engine.collect():
+    for old_block, block in _pairs(before.collect(), engine.collect() if args.old_tree else None):
         if block.key in seen or not block.options.runs_on_cpu_build:
             continue
         seen.add(block.key)
         results = []
-        for version in (args.old, args.new):
+        for version, which in ((args.old, old_block), (args.new, block)):
             blocks_module.ENGINE_VERSION = version
-            results.append(engine.cache.load(compute_key(block, engine.environment)))
+            results.append(engine.cache.load(compute_key(which, engine.environment)))
         old, new = results
         if old is None or new is None:
             counts["not in the cache under both versions"] += 1
@@ -63,6 +72,22 @@ def main() -> int:
                   f"\n  only {args.new}: {[x for x in b if x not in a][:5]}")
     print(", ".join(f"{name}: {count}" for name, count in counts.most_common()))
     return 0
+
+
+def _pairs(old_blocks: list, new_blocks: list | None) -> list[tuple]:
+    """(old block, new block): the same block, or with new blocks, the n-th of a page with the n-th."""
+    if new_blocks is None:
+        return [(block, block) for block in old_blocks]
+    by_page: dict[str, list] = {}
+    for block in old_blocks:
+        by_page.setdefault(block.page, []).append(block)
+    pairs, place = [], Counter()
+    for block in new_blocks:
+        olds = by_page.get(block.page, [])
+        if place[block.page] < len(olds):
+            pairs.append((olds[place[block.page]], block))
+        place[block.page] += 1
+    return pairs
 
 
 if __name__ == "__main__":

@@ -326,11 +326,9 @@ def check_outcome(block: Block, result: RunResult) -> None:
         raise BlockFailed(where, "block failed: " + result.failure_summary(), details + "\n  fix: " + fix)
     lingering = result.ranks_leaving_gloo_threads()
     if lingering and not block.options.threads_at_exit:
-        ranks = ", ".join(f"{f'rank {rank}' if rank >= 0 else 'the process'} ({len(names)} threads)"
-                          for rank, names in sorted(lingering.items()))
-        never_destroyed = result.ranks_never_destroying()
-        why = ("it never called dist.destroy_process_group() (" +
-               ", ".join(f"rank {r}" if r >= 0 else "the process" for r in never_destroyed) + "), so the group "
+        ranks = _who(result.processes_leaving_gloo_threads(), threads=True)
+        never_destroyed = _who([n for n in result.processes_leaving_gloo_threads() if n.get("group_alive")])
+        why = ("it never called dist.destroy_process_group() (" + never_destroyed + "), so the group "
                "and its threads live until the interpreter tears down" if never_destroyed else
                "something still holds the process group, so dist.destroy_process_group() could not join "
                "its threads")
@@ -345,6 +343,21 @@ def check_outcome(block: Block, result: RunResult) -> None:
                           "argument of ten functions when it is first imported, and DDP imports it (through "
                           "torch._dynamo) after init, so those defaults would hold the live group for good. "
                           "See Learn > Debugging > Ending a script cleanly")
+
+
+def _who(notes: list[dict], threads: bool = False) -> str:
+    """The processes of exit notes, for a message: ``rank 0 (2 threads)``, or ``2 processes (2 threads
+    each)`` for processes that are not torchrun ranks (the children of mp.spawn, say)."""
+    def count(group: list[dict]) -> str:
+        sizes = sorted({len(n["gloo_threads"]) for n in group})
+        each = " each" if len(group) > 1 and len(sizes) == 1 else ""
+        return f" ({', '.join(map(str, sizes))} threads{each})" if threads else ""
+
+    parts = [f"rank {n['rank']}{count([n])}" for n in sorted(notes, key=lambda n: n["rank"]) if n["rank"] >= 0]
+    others = [n for n in notes if n["rank"] < 0]
+    if others:
+        parts.append(("the process" if len(others) == 1 else f"{len(others)} processes") + count(others))
+    return ", ".join(parts)
 
 
 _ADDRESS_IN_USE = re.compile(r"EADDRINUSE|address already in use", re.IGNORECASE)

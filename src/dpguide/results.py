@@ -236,22 +236,20 @@ class RunResult:
         """Ranks (-1: a plain python process) of the last attempt that reached exit with gloo worker
         threads still running and then went through the interpreter's teardown, where those threads
         can abort the process (the build's own processes skip it: ``exit_probe/dpguide_main.py``)."""
+        return {note["rank"]: note["gloo_threads"] for note in self.processes_leaving_gloo_threads()}
+
+    def processes_leaving_gloo_threads(self) -> list[dict]:
+        """The exit notes behind ``ranks_leaving_gloo_threads``, one per process (several processes
+        that are not torchrun ranks all have rank -1)."""
         if not self.exit_notes:
-            return {}
+            return []
         last = max(note["attempt"] for note in self.exit_notes)
-        return {note["rank"]: note["gloo_threads"] for note in self.exit_notes
-                if note["attempt"] == last and note["gloo_threads"] and note.get("teardown", True)}
+        return [note for note in self.exit_notes
+                if note["attempt"] == last and note["gloo_threads"] and note.get("teardown", True)]
 
     def skipped_teardown(self) -> tuple[int, int]:
         """(processes that skipped the interpreter's teardown, processes noted at exit)."""
         return sum(1 for note in self.exit_notes if note.get("teardown") is False), len(self.exit_notes)
-
-    def ranks_never_destroying(self) -> list[int]:
-        """Ranks of the last attempt that reached exit with their default process group never destroyed."""
-        if not self.exit_notes:
-            return []
-        last = max(note["attempt"] for note in self.exit_notes)
-        return sorted(note["rank"] for note in self.exit_notes if note["attempt"] == last and note.get("group_alive"))
 
 
 def _source_order(source: str) -> tuple:

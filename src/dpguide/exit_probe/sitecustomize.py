@@ -95,12 +95,16 @@ def _line_buffered_stdout() -> None:
     writes a print's text and its newline separately, so two processes sharing one pipe can tear
     each other's lines. Line buffering gives each line in one write, in the order printed.
     stderr is line-buffered already (Python 3.9 and later).
+
+    torchrun starts its workers as ``python -u``, which writes the same two pieces; a worker of a
+    torchrun that a block starts itself shares its pipe with the other workers, so its stdout also
+    gets a line at a time (``write_through`` off; the line is still written at its newline).
     """
     if not os.environ.get("DPGUIDE_EXIT_PROBE"):
         return  # not run by the build
     try:
-        if sys.stdout is not None and not sys.stdout.line_buffering:
-            sys.stdout.reconfigure(line_buffering=True)
+        if sys.stdout is not None and (not sys.stdout.line_buffering or sys.stdout.write_through):
+            sys.stdout.reconfigure(line_buffering=True, write_through=False)
     except (AttributeError, ValueError, OSError):
         pass  # not a text stream that can be reconfigured: leave it as the program has it
 

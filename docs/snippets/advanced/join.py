@@ -5,7 +5,6 @@ import copy
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -44,5 +43,4 @@ if rank == 0:
     print("replicas identical after join:", all(torch.equal(copies[0], c) for c in copies))
 
 dist.barrier()
-del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

@@ -2,7 +2,6 @@
 """no_sync() decides at forward time: what counts is where the forward runs, not the backward."""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -39,5 +38,4 @@ same = agree(ddp_model.module.weight.grad)
 print(f"rank {rank}: forward inside, backward outside: grads equal on all ranks? {same}")
 # --8<-- [end:body]
 dist.barrier()
-del ddp_model
 dist.destroy_process_group()

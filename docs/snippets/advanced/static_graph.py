@@ -3,7 +3,6 @@
 """
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -34,5 +33,4 @@ for step in range(5):
     print(f"step {step}: loss {loss.item():.4f}")
 print("static_graph in DDP's own logging data:", ddp_model._get_ddp_logging_data()["static_graph"])
 # --8<-- [end:body]
-del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

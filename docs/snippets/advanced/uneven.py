@@ -4,7 +4,6 @@ from datetime import timedelta
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -24,5 +23,4 @@ for step in range(batches):
 print(f"rank {rank}: out of data")
 dist.barrier()                               # rank 0 waits here; rank 1 waits in its next backward
 # --8<-- [end:bug]
-del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

@@ -2,7 +2,6 @@
 """The same two-head model with find_unused_parameters=True: it trains."""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -38,5 +37,4 @@ for step in range(8):
     layers = sorted({n.split('.')[0] for n in got_grad})
     print(f"step {step} task {task}: loss {loss.item():.4f}, gradients for {layers}")
 # --8<-- [end:fix]
-del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

@@ -13,7 +13,6 @@ from pathlib import Path
 import torch
 import torch.distributed as dist
 import torch.distributed.checkpoint as dcp
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch.distributed.checkpoint.format_utils import dcp_to_torch_save
 from torch.distributed.checkpoint.state_dict import get_state_dict, set_state_dict
 
@@ -40,8 +39,7 @@ def load(path):
         print("fingerprint after the load: ", after)
 
     dist.barrier()
-    del model, optimizer, model_state, optim_state, state   # each holds DTensors, so the group
-    dcp_save.clean_exit()
+    dist.destroy_process_group()
 
 
 def torchrun(nproc, script, path):

@@ -2,7 +2,6 @@
 """Train a model sharded with FSDP2 on two ranks, then save it with torch.distributed.checkpoint:
 every rank writes the shards it holds, and nobody gathers the full model.
 """
-import gc
 import hashlib
 import sys
 from pathlib import Path
@@ -10,16 +9,10 @@ from pathlib import Path
 import torch
 import torch.distributed as dist
 import torch.distributed.checkpoint as dcp
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.distributed.checkpoint.state_dict import (
     StateDictOptions, get_model_state_dict, get_optimizer_state_dict, get_state_dict)
 from torch.distributed.fsdp import fully_shard
-from torch.distributed.tensor._collective_utils import MeshTopoInfo  # private
-from torch.distributed.tensor._redistribute import (  # private
-    _gen_transform_infos, clear_redistribute_planner_cache)
-# private: see "Ending a script cleanly"
-from torch.distributed.tensor.debug import _clear_sharding_prop_cache
 
 
 def make_model():
@@ -64,15 +57,6 @@ def full_fingerprint(model, optimizer):
                         "optim": get_optimizer_state_dict(model, optimizer, options=full)})
 
 
-def clean_exit():
-    _clear_sharding_prop_cache()             # DTensor's caches hold the mesh, so the group
-    clear_redistribute_planner_cache()
-    _gen_transform_infos.cache_clear()
-    MeshTopoInfo.build_from_mesh.cache_clear()   # and this one, which the momentum step filled
-    gc.collect()
-    dist.destroy_process_group()
-
-
 def main(path):
     dist.init_process_group("gloo")
     rank = dist.get_rank()
@@ -114,8 +98,7 @@ def main(path):
             print(f"  {file} holds {len(names)} items, {groups} of them from param_groups")
 
     dist.barrier()
-    del model, optimizer, model_state, optim_state   # all that holds a DTensor holds the group
-    clean_exit()
+    dist.destroy_process_group()
 
 
 if __name__ == "__main__":

@@ -6,7 +6,6 @@ import os
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -27,5 +26,4 @@ print(f"rank {rank}: without map_location the weights land on {as_saved['weight'
 ddp_model.module.load_state_dict(mapped)
 
 dist.barrier()
-del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

@@ -5,7 +5,6 @@ import sys
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
@@ -59,7 +58,6 @@ def main():
         torch.save(state, "checkpoint.pt")
         print("saved checkpoint.pt:", ", ".join(state))
     dist.barrier()                                    # leave together, after the save
-    del ddp_model                                     # release the group
     dist.destroy_process_group()
 
 

@@ -2,7 +2,6 @@
 """Watch DDP's gradient buckets become ready while backward is still running."""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 from torch.nn.parallel import DistributedDataParallel as DDP
@@ -37,5 +36,4 @@ for step in range(2):
     print(f"iteration {step}")
     ddp_model(torch.randn(8, 256)).sum().backward()
 # --8<-- [end:body]
-del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

@@ -4,7 +4,6 @@ starts from rank 0's.
 """
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -32,7 +31,6 @@ for sync in (True, False):
             show("after step 1", bn)
     hook.remove()
     dist.barrier()
-    del ddp_model
 # --8<-- [end:body]
 dist.barrier()
 dist.destroy_process_group()

@@ -4,7 +4,6 @@ import os
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -19,5 +18,4 @@ out = ddp_model(torch.randn(5, 4, device=local_rank))
 print(f"rank {rank}: output on {out.device}, shape {tuple(out.shape)}")
 
 dist.barrier()
-del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

@@ -4,7 +4,6 @@ import copy
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -36,5 +35,4 @@ for name, p_local, p_ddp in pairs:
     print(f"rank {rank}: {name} DDP grad == mean of local grads: {same}")
 # --8<-- [end:body]
 dist.barrier()
-del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

@@ -3,7 +3,6 @@
 # --8<-- [start:body]
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -20,6 +19,5 @@ out = ddp_model(batch)
 print(f"rank {rank}/{world}: input {tuple(batch.shape)} -> output {tuple(out.shape)}")
 print(f"rank {rank}: first weight after wrapping = {ddp_model.module.weight[0, 0].item():+.4f}")
 
-del ddp_model  # let go of the group before destroying it
-dist.destroy_process_group()                 # joins the gloo threads: see "Ending a script cleanly"
+dist.destroy_process_group()
 # --8<-- [end:body]

@@ -4,7 +4,6 @@ import os
 import socket
 
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 
 # --8<-- [start:body]
 rank = int(os.environ["RANK"])

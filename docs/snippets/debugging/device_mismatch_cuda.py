@@ -4,7 +4,6 @@ import os
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -20,5 +19,4 @@ print(f"rank {rank}: input on {x.device}, output on {out.device}, target on {y.d
 try:
     loss = nn.functional.mse_loss(out, y)    # GPU output, CPU target
 finally:
-    del ddp_model  # let go of the group before destroying it
     dist.destroy_process_group()

@@ -5,7 +5,6 @@ from datetime import timedelta
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -34,5 +33,4 @@ for step in range(3):
 log("loop done: barrier")
 dist.barrier()
 # --8<-- [end:body]
-del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

@@ -21,6 +21,5 @@ print(f"global rank {rank}: rank {dist.get_rank(mine)} of {size} in its group, "
       f"sum over world {everyone.item()}, sum over group {in_group.item()}")
 
 dist.barrier()
-del evens, odds, mine                         # group handles keep their groups (and threads) alive
 dist.destroy_process_group()
 # --8<-- [end:body]

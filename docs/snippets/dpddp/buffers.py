@@ -2,7 +2,6 @@
 """What DDP broadcasts of a BatchNorm's buffers, at construction and in forward."""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -45,7 +44,6 @@ for name, kwargs in settings.items():
             compare("after step 1", bn.running_mean)
     compare("as forward 2 starts", seen[1])
     dist.barrier()
-    del ddp_model, optimizer
 # --8<-- [end:body]
 dist.barrier()
 dist.destroy_process_group()

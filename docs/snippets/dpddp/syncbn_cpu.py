@@ -2,7 +2,6 @@
 """SyncBatchNorm under torchrun with gloo, on CPU tensors, in training mode."""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 
 dist.init_process_group("gloo")

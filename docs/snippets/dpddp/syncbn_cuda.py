@@ -4,7 +4,6 @@ import os
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -31,5 +30,4 @@ for step in (1, 2):
         print(f"after step {step}: {shown}  equal: {torch.equal(means[0], means[1])}")
 
 dist.barrier()
-del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

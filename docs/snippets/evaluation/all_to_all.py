@@ -2,7 +2,6 @@
 """all_to_all_single and all_to_all on gloo: chunk j of rank i goes to rank j."""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 
 dist.init_process_group("gloo")
 rank, world = dist.get_rank(), dist.get_world_size()

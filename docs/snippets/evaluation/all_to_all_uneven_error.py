@@ -2,7 +2,6 @@
 """all_to_all_single without split sizes needs dim 0 to divide by the world size."""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 
 dist.init_process_group("gloo")
 

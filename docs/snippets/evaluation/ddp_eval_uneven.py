@@ -6,7 +6,6 @@ from datetime import timedelta
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -28,5 +27,4 @@ if mode == "grad" and rank == 1:
     time.sleep(8)                        # alive, but makes no further collective call
 else:
     dist.barrier()
-del ddp_model
 dist.destroy_process_group()

@@ -2,7 +2,6 @@
 """Dropout masks per rank: the same seed everywhere gives every rank the same masks."""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 
 dist.init_process_group("gloo")

@@ -2,7 +2,6 @@
 """Exact sharded evaluation, way 1: keep the padded sampler, de-duplicate by index."""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 

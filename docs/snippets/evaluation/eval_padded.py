@@ -2,7 +2,6 @@
 """A naive sharded evaluation with DistributedSampler: padded samples count twice."""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 

@@ -2,7 +2,6 @@
 """Exact sharded evaluation, way 2: shard without padding, add up correct and counts."""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.utils.data import DataLoader, Subset, TensorDataset
 

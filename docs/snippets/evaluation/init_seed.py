@@ -2,7 +2,6 @@
 """Initial weights per rank: unseeded, seeded, and after DDP's broadcast at wrapping."""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -28,5 +27,4 @@ print(f"rank {rank}: unseeded after DDP() {first(unseeded)}")
 # --8<-- [end:body]
 
 dist.barrier()
-del ddp
 dist.destroy_process_group()

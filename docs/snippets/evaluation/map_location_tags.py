@@ -2,7 +2,6 @@
 """Each saved storage records its device; map_location says where it is restored."""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 
 dist.init_process_group("gloo")

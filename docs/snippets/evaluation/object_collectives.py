@@ -3,7 +3,6 @@
 import pickle
 
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 
 dist.init_process_group("gloo")
 rank, world = dist.get_rank(), dist.get_world_size()

@@ -5,7 +5,6 @@ import pickle
 import torch
 import torch.distributed as dist
 import torch.distributed.distributed_c10d as c10d
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 
 dist.init_process_group("gloo")
 rank = dist.get_rank()

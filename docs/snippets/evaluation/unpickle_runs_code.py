@@ -1,7 +1,6 @@
 #| run: torchrun --standalone --nproc-per-node=2 unpickle_runs_code.py
 """Object collectives unpickle what peers send: unpickling can call any function."""
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 
 dist.init_process_group("gloo")
 rank = dist.get_rank()

@@ -2,7 +2,6 @@
 """DataLoader worker seeds come from the rank's RNG: equal seeds repeat augmentation."""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch.utils.data import DataLoader, Dataset, get_worker_info
 
 dist.init_process_group("gloo")

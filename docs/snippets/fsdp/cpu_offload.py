@@ -1,15 +1,11 @@
 #| run: torchrun --standalone --nproc-per-node=2 cpu_offload.py
 """CPUOffloadPolicy on a CPU-only build: pin_memory=False runs; the default pins, which fails."""
-import gc
 import sys
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.distributed.fsdp import CPUOffloadPolicy, OffloadPolicy, fully_shard
-# private: see "Ending a script cleanly"
-from torch.distributed.tensor.debug import _clear_sharding_prop_cache
 
 dist.init_process_group("gloo")
 rank = dist.get_rank()
@@ -45,6 +41,4 @@ try:
     # --8<-- [end:body]
 finally:
     dist.barrier()
-    _clear_sharding_prop_cache()             # DTensor's cache holds the mesh, so the group
-    gc.collect()                             # and frees what the cache held
     dist.destroy_process_group()

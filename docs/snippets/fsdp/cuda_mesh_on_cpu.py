@@ -1,10 +1,7 @@
 #| run: torchrun --standalone --nproc-per-node=2 cuda_mesh_on_cpu.py
 """A "cuda" DeviceMesh on a torch build without CUDA."""
-import gc
-
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch.distributed.device_mesh import init_device_mesh
 
 dist.init_process_group("gloo")
@@ -16,5 +13,4 @@ try:
     # --8<-- [end:body]
 finally:
     dist.barrier()
-    gc.collect()
     dist.destroy_process_group()

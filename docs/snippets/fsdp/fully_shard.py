@@ -3,18 +3,12 @@
 like DDP.
 """
 import copy
-import gc
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
 from torch.distributed.fsdp import fully_shard
-from torch.distributed.tensor._redistribute import (  # private
-    _gen_transform_infos, clear_redistribute_planner_cache)
-# private: see "Ending a script cleanly"
-from torch.distributed.tensor.debug import _clear_sharding_prop_cache
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 dist.init_process_group("gloo")
@@ -68,10 +62,4 @@ if rank == 0:
 # --8<-- [end:train]
 
 dist.barrier()
-# all that holds a DTensor holds the group
-del reference, model, layer, optimizer, ref_optimizer, m, opt, p
-_clear_sharding_prop_cache()                 # DTensor's cache holds the mesh, so the group
-clear_redistribute_planner_cache()           # so do the two caches that full_tensor() filled
-_gen_transform_infos.cache_clear()
-gc.collect()                                 # and frees what the cache held
 dist.destroy_process_group()

@@ -1,15 +1,11 @@
 #| run: torchrun --standalone --nproc-per-node=4 hsdp.py
 """HSDP on CPU: a 2-D DeviceMesh, replicate across dimension 0, shard across dimension 1."""
-import gc
-
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.fsdp import fully_shard
-# private: see "Ending a script cleanly"
-from torch.distributed.tensor.debug import CommDebugMode, _clear_sharding_prop_cache
+from torch.distributed.tensor.debug import CommDebugMode
 
 dist.init_process_group("gloo")
 rank = dist.get_rank()
@@ -47,7 +43,4 @@ print(f"rank {rank}: after 3 steps, sum of the local shard {w.to_local().sum().i
 # --8<-- [end:body]
 
 dist.barrier()
-del model, w, optimizer, loss, mesh          # all that holds a DTensor holds the group
-_clear_sharding_prop_cache()                 # DTensor's cache holds the mesh, so the group
-gc.collect()                                 # and frees what the cache held
 dist.destroy_process_group()

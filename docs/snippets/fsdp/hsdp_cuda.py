@@ -1,16 +1,12 @@
 #| run: torchrun --standalone --nproc-per-node=4 hsdp_cuda.py
 """HSDP on 4 GPUs: 2 replicas, each sharded over 2 GPUs, computing in bfloat16."""
-import gc
 import os
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
-# private: see "Ending a script cleanly"
-from torch.distributed.tensor.debug import _clear_sharding_prop_cache
 
 torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))   # one GPU per rank
 dist.init_process_group("nccl")
@@ -38,7 +34,4 @@ for step in range(3):
 print(f"rank {rank}: after 3 steps, sum of the local shard {w.to_local().sum().item():+.6f}")
 
 dist.barrier()
-del model, w, optimizer, loss, mesh          # all that holds a DTensor holds the group
-_clear_sharding_prop_cache()                 # DTensor's cache holds the mesh, so the group
-gc.collect()                                 # and frees what the cache held
 dist.destroy_process_group()

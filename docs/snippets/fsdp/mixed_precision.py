@@ -1,14 +1,9 @@
 #| run: torchrun --standalone --nproc-per-node=2 mixed_precision.py
 """MixedPrecisionPolicy: compute in bfloat16, keep float32 shards, choose the reduction dtype."""
-import gc
-
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
-# private: see "Ending a script cleanly"
-from torch.distributed.tensor.debug import _clear_sharding_prop_cache
 
 dist.init_process_group("gloo")
 rank = dist.get_rank()
@@ -51,7 +46,4 @@ for reduce_dtype in (torch.float32, None):
 # --8<-- [end:body]
 
 dist.barrier()
-del model, w, out, hook                      # all that holds a DTensor holds the group
-_clear_sharding_prop_cache()                 # DTensor's cache holds the mesh, so the group
-gc.collect()                                 # and frees what the cache held
 dist.destroy_process_group()

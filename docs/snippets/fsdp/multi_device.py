@@ -4,7 +4,6 @@ import os
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -43,5 +42,4 @@ for step in range(5):
         print(f"step {step}: loss {loss.item():.4f}")
 
 dist.barrier()
-del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

@@ -1,14 +1,9 @@
 #| run: python optimizer_order.py
 """fully_shard replaces the parameters: an optimizer built before it updates the old ones."""
-import gc
-
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.distributed.fsdp import fully_shard
-# private: see "Ending a script cleanly"
-from torch.distributed.tensor.debug import _clear_sharding_prop_cache
 
 # one process is enough
 dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
@@ -39,6 +34,4 @@ def train(optimizer_first):
 print("optimizer, then fully_shard:", train(optimizer_first=True))
 print("fully_shard, then optimizer:", train(optimizer_first=False))
 # --8<-- [end:body]
-_clear_sharding_prop_cache()                 # DTensor's cache holds the mesh, so the group
-gc.collect()                                 # and frees what the cache held
 dist.destroy_process_group()

@@ -1,15 +1,11 @@
 #| run: torchrun --standalone --nproc-per-node=4 reshard.py
 """reshard_after_forward: what each FSDP unit keeps between forward and backward."""
-import gc
-
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.distributed.fsdp import fully_shard
 from torch.distributed.tensor import DTensor
-# private: see "Ending a script cleanly"
-from torch.distributed.tensor.debug import CommDebugMode, _clear_sharding_prop_cache
+from torch.distributed.tensor.debug import CommDebugMode
 
 dist.init_process_group("gloo")
 rank = dist.get_rank()
@@ -48,7 +44,4 @@ if rank == 0:
 # --8<-- [end:body]
 
 dist.barrier()
-del model, loss                              # all that holds a DTensor holds the group
-_clear_sharding_prop_cache()                 # DTensor's cache holds the mesh, so the group
-gc.collect()                                 # and frees what the cache held
 dist.destroy_process_group()

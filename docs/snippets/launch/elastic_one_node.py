@@ -7,7 +7,6 @@ import time
 
 if "RANK" in os.environ:                     # a worker started by the torchrun below
     import torch.distributed as dist
-    import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 
     dist.init_process_group("gloo")
     print(f"rank {dist.get_rank()} of {dist.get_world_size()}:"

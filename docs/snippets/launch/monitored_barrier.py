@@ -4,7 +4,6 @@ import time
 from datetime import timedelta
 
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 
 dist.init_process_group("gloo")
 rank = dist.get_rank()

@@ -10,7 +10,6 @@ os.environ.setdefault("TORCH_NCCL_DUMP_ON_TIMEOUT", "1")       # dump them on a 
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 
 local_rank = int(os.environ["LOCAL_RANK"])
 # --8<-- [start:body]

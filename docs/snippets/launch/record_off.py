@@ -1,7 +1,6 @@
 #| run: torchrun --standalone --nproc-per-node=2 record_off.py
 """A worker raises inside main with no @record: the summary has no traceback."""
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 
 # --8<-- [start:body]
 def main():

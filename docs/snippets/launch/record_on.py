@@ -1,7 +1,6 @@
 #| run: torchrun --standalone --nproc-per-node=2 record_on.py
 """A worker raises inside a @record-decorated main: torchrun's summary shows its traceback."""
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch.distributed.elastic.multiprocessing.errors import record
 
 

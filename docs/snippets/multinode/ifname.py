@@ -11,7 +11,6 @@ if "RANK" in os.environ:                     # a worker, started by the torchrun
     import psutil
     import torch
     import torch.distributed as dist
-    import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 
     dist.init_process_group("gloo")
     rank = dist.get_rank()

@@ -10,7 +10,6 @@ os.environ.setdefault("NCCL_DEBUG_SUBSYS", "INIT,BOOTSTRAP,NET")  # set-up, boot
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 
 local_rank = int(os.environ["LOCAL_RANK"])
 device = torch.device("cuda", local_rank)

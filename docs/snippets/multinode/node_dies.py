@@ -11,7 +11,6 @@ import time
 if "RANK" in os.environ:                     # a worker, started by one of the agents below
     import torch
     import torch.distributed as dist
-    import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
     from torch import nn
     from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -49,7 +48,6 @@ if "RANK" in os.environ:                     # a worker, started by one of the a
             print(f"worker: step {step} saved, world size {world}")
         time.sleep(0.5)                      # a slow step, so the kill lands mid-run
     dist.barrier()
-    del ddp_model  # let go of the group before destroying it
     dist.destroy_process_group()
     sys.exit(0)
 

@@ -5,7 +5,6 @@ import socket
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -46,5 +45,4 @@ for step in range(5):
 # --8<-- [end:train]
 
 dist.barrier()
-del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

@@ -4,7 +4,6 @@ import contextlib
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -40,5 +39,4 @@ diff = max((a - b).abs().max().item()
            for a, b in zip(big.parameters(), acc.parameters()))
 print(f"rank {rank}: max |big-batch - accumulated| = {diff:.2e}")
 dist.barrier()
-del big, acc
 dist.destroy_process_group()

@@ -2,7 +2,6 @@
 """bfloat16 autocast on CPU around forward and loss; backward outside it."""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -28,5 +27,4 @@ scaler = torch.amp.GradScaler("cpu")
 print(f"rank {rank}: GradScaler('cpu') enabled={scaler.is_enabled()}, "
       f"scale={scaler.get_scale()}")
 dist.barrier()
-del ddp_model
 dist.destroy_process_group()

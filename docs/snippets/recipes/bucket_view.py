@@ -2,7 +2,6 @@
 """gradient_as_bucket_view=True: each .grad is a view into DDP's bucket."""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -23,6 +22,5 @@ for as_view in (False, True):
               f"grads share one storage: {len(set(ptrs)) == 1}, "
               f"grad sizes {[g.numel() for g in grads]}, "
               f"storage elements {grads[0].untyped_storage().nbytes() // 4}")
-    del model
 dist.barrier()
 dist.destroy_process_group()

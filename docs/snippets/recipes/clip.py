@@ -2,7 +2,6 @@
 """clip_grad_norm_ after backward: every rank sees the same averaged gradients."""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -21,5 +20,4 @@ after = nn.utils.get_total_norm([p.grad for p in ddp_model.parameters()])
 print(f"rank {rank}: norm before clipping {norm.item():.6f}, after {after.item():.6f}")
 optimizer.step()
 dist.barrier()
-del ddp_model
 dist.destroy_process_group()

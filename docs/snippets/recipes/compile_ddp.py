@@ -1,10 +1,7 @@
 #| run: torchrun --standalone --nproc-per-node=2 compile_ddp.py
 """torch.compile on a DDP model, with the aot_eager backend (no C++ compiler needed)."""
-import gc
-
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -26,7 +23,4 @@ dist.all_gather(everyone, w)
 print(f"rank {rank}: loss {loss.item():.4f}, replicas equal: "
       f"{all(torch.equal(v, w) for v in everyone)}")
 dist.barrier()
-del loss, compiled, ddp_model, optimizer
-torch._dynamo.reset()  # drop code compiled for the model
-gc.collect()
 dist.destroy_process_group()

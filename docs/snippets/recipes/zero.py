@@ -2,7 +2,6 @@
 """ZeroRedundancyOptimizer: each rank keeps Adam state for its shard only."""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.distributed.optim import ZeroRedundancyOptimizer
 from torch.nn.parallel import DistributedDataParallel as DDP
@@ -37,5 +36,4 @@ if rank == 0:
     full = optimizer.state_dict()             # only valid on the target rank
     print("consolidated state on rank 0 covers", len(full["state"]), "tensors")
 dist.barrier()
-del ddp_model, optimizer                 # both hold the process group
 dist.destroy_process_group()

@@ -4,7 +4,6 @@ import math
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 
 # --8<-- [start:body]

@@ -5,7 +5,6 @@ import time
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -40,7 +39,6 @@ def job_throughput(n, group):
         elapsed = torch.tensor(time.perf_counter() - start, dtype=torch.float64)
         dist.all_reduce(elapsed, op=dist.ReduceOp.MAX, group=group)   # the slowest rank
         best = min(best, elapsed.item())
-    del ddp_model, optimizer
     return n * PER_RANK_BATCH * TIMED_STEPS / best
 
 
@@ -58,5 +56,4 @@ for n in sorted({1, world}):
         print(f"{n} rank(s): {results[n] / n:8.0f} samples/s per rank, "
               f"{results[n]:8.0f} in all, efficiency {efficiency:.2f}")
 dist.barrier()
-del group
 dist.destroy_process_group()

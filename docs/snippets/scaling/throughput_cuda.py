@@ -5,7 +5,6 @@ import time
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -45,7 +44,6 @@ def job_throughput(n, group):
         elapsed = torch.tensor(time.perf_counter() - start, device=local_rank)
         dist.all_reduce(elapsed, op=dist.ReduceOp.MAX, group=group)   # the slowest rank
         best = min(best, elapsed.item())
-    del ddp_model, optimizer
     return n * PER_RANK_BATCH * TIMED_STEPS / best
 
 
@@ -63,5 +61,4 @@ for n in sorted({1, world}):
         print(f"{n} rank(s): {results[n] / n:8.0f} samples/s per rank, "
               f"{results[n]:8.0f} in all, efficiency {efficiency:.2f}")
 dist.barrier(device_ids=[local_rank])
-del group
 dist.destroy_process_group()

@@ -4,7 +4,6 @@ import contextlib
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.optim.lr_scheduler import LinearLR, SequentialLR
@@ -44,5 +43,4 @@ print(f"rank {rank}: {micro_batches} micro-batches, {TOTAL_STEPS} optimizer step
       f"scheduler.last_epoch {scheduler.last_epoch}")
 # --8<-- [end:body]
 dist.barrier()
-del ddp_model, optimizer
 dist.destroy_process_group()

@@ -4,7 +4,6 @@ import os
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -14,7 +13,8 @@ rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
 
 # The store torchrun's env:// settings point at, with a fresh key space for this attempt,
 # so the new workers never read addresses a crashed attempt left behind
-# (gloo needs it on restarts: see "One key space per attempt" on the torchrun page).
+# (gloo on torch 2.13 needs it on restarts; whether NCCL does was not tested: see
+# "One key space per attempt" on the torchrun page).
 base_store, _, _ = next(dist.rendezvous("env://"))
 store = dist.PrefixStore(f"attempt-{attempt}", base_store)
 dist.init_process_group("gloo", store=store, rank=rank, world_size=world)
@@ -57,5 +57,4 @@ for epoch in range(start, EPOCHS):
 # --8<-- [end:resume]
 
 dist.barrier()
-del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

@@ -6,7 +6,6 @@ import time
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -34,5 +33,4 @@ for step in range(3):
           f"{end - forward_done:.1f} s, weights {[round(v, 4) for v in w.tolist()]}")
 # --8<-- [end:body]
 dist.barrier()                               # for a clean shutdown only
-del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

@@ -2,7 +2,6 @@
 """A complete DDP training loop on a tiny synthetic regression problem."""
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
@@ -68,5 +67,4 @@ if rank == 0:
     print("replicas identical after training:", all(torch.equal(copies[0], c) for c in copies))
 
 dist.barrier()                               # for a clean shutdown only, not for gradient sync
-del ddp_model  # let go of the group before destroying it
 dist.destroy_process_group()

@@ -1,15 +1,11 @@
 #| run: torchrun --standalone --nproc-per-node=2 replica_vs_shard.py
 """What one rank holds: DDP keeps a full replica, FSDP (fully_shard) keeps a 1/world_size slice."""
 # --8<-- [start:body]
-import gc
 
 import torch
 import torch.distributed as dist
-import torch.distributed.nn  # noqa: F401  (see "Ending a script cleanly")
 from torch import nn
 from torch.distributed.fsdp import fully_shard
-# private: see "Ending a script cleanly"
-from torch.distributed.tensor.debug import _clear_sharding_prop_cache
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 dist.init_process_group("gloo")
@@ -57,8 +53,5 @@ print(f"rank {rank}: FSDP layer 0 weight at rest: local shard {tuple(weight.to_l
       f"of {tuple(weight.shape)}; during its forward: {during['kind']} {during['shape']}")
 
 dist.barrier()
-del ddp, sharded, layer, params, weight       # all that holds a DTensor holds the group
-_clear_sharding_prop_cache()                 # DTensor's cache holds the mesh, so the group
-gc.collect()                                 # and frees what the cache held
 dist.destroy_process_group()
 # --8<-- [end:body]

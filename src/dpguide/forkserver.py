@@ -309,7 +309,7 @@ def _reseed() -> None:
 
 def _child(request: dict, fds: list[int]) -> int:
     """In the block's process: take the engine's pipes, run the script as __main__, return its exit
-    status (the caller exits with it, through the interpreter's normal exit)."""
+    status (the caller ends the process with it: ``dpguide_main.end``)."""
     import io
 
     out_fd, err_fd = fds[:2]

@@ -284,6 +284,29 @@ def test_workers_of_a_torchrun_that_a_block_starts_itself_end_as_the_builds_rank
     assert result.text(stream="stdout").splitlines() == ["right answer"] * 2, seen
 
 
+@pytest.mark.parametrize("fail, status", [("raise ValueError('gives up')", 1), ("sys.exit(3)", 3)],
+                         ids=["raises", "exits-3"])
+def test_a_python_block_that_fails_skips_the_teardown_and_keeps_its_traceback_and_status(project, fail, status):
+    project.page("f.md", f'''
+        ```python expect="fail"
+        import sys
+        import torch.distributed as dist
+        dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+        print("before")
+        {fail}
+        ```
+        ''')
+    engine = project.engine()
+    [block] = engine.collect()
+    engine.run([block])
+    result = engine.result_for(block)
+    assert result.returncode == status and result.text(stream="stdout") == "before"
+    assert ("ValueError: gives up" in result.text(stream="stderr")) == (status == 1)
+    [note] = result.exit_notes                      # noted although it failed, with its live group,
+    assert note["gloo_threads"] and note["teardown"] is False   # and no teardown followed
+    assert "without Python's teardown" in provenance(block, result)
+
+
 @pytest.mark.parametrize("fail, status", [("raise ValueError('rank 1 gives up')", 1), ("sys.exit(3)", 3)],
                          ids=["raises", "exits-3"])
 def test_a_fresh_worker_that_fails_keeps_its_traceback_and_exit_status(project, fail, status):

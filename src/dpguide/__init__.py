@@ -5,4 +5,4 @@ It finds the Python code blocks of a MkDocs site, runs each one for real
 that output back into the pages. MkDocs only adapts it (see ``hooks/``).
 """
 
-ENGINE_VERSION = "13"  # 13: the build's processes skip the interpreter's teardown on success (fresh torchrun workers too), and only processes that tear down are checked for gloo threads; 12: line-buffered stdout in every process a block starts, no PYTHONUNBUFFERED; two-rank torchrun jobs side by side (11: DDP blocks fork from a server that has imported torch._dynamo, no other block does (10: <log-dir>)
+ENGINE_VERSION = "14"  # 14: python blocks that fail skip the teardown too; 13: the build's processes skip the interpreter's teardown on success (fresh torchrun workers too), and only processes that tear down are checked for gloo threads; 12: line-buffered stdout in every process a block starts, no PYTHONUNBUFFERED; two-rank torchrun jobs side by side (11: DDP blocks fork from a server that has imported torch._dynamo, no other block does (10: <log-dir>)

@@ -210,7 +210,8 @@ def global_rank_labels(notes_dir: Path, log_root: Path, options: BlockOptions) -
 
 
 def read_exit_notes(folder: Path) -> list[dict]:
-    """What the exit probe wrote for each rank that ended normally (see exit_probe/sitecustomize.py)."""
+    """What the exit probe wrote for each process that reached the interpreter's exit (see
+    exit_probe/sitecustomize.py); a process killed by a signal writes none."""
     notes = []
     for path in sorted(folder.glob("exit-*.json")):
         try:

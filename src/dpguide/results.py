@@ -45,7 +45,7 @@ class RunResult:
     ended: str = "exited"  # exited | timeout | output-limit | interrupted
     stuck_ranks: list[int] = field(default_factory=list)
     dropped_bytes: int = 0
-    #: per process that exited normally: {"rank" (-1: not a torchrun rank), "attempt", "gloo_threads",
+    #: per process that reached the interpreter's exit: {"rank" (-1: not a torchrun rank), "attempt", "gloo_threads",
     #: "group_alive", "teardown" (False: it stopped after atexit, skipping the interpreter's teardown)}
     exit_notes: list[dict] = field(default_factory=list)
     #: processes the block left running when its main process exited, ended by the engine

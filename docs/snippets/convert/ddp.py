@@ -58,6 +58,7 @@ def main():
         torch.save(state, "checkpoint.pt")
         print("saved checkpoint.pt:", ", ".join(state))
     dist.barrier()                                    # leave together, after the save
+    del ddp_model            # free DDP while the group lives: see "Ending a script cleanly"
     dist.destroy_process_group()
 
 

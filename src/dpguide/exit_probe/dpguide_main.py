@@ -10,11 +10,12 @@ The script runs as ``python FILE`` runs it: a fresh ``__main__`` module, an unca
 noted in ``sys.last_*`` and printed by ``sys.excepthook`` (which a program may replace), the exit
 status of ``SystemExit``. Then ``end``:
 
-- a process that failed leaves through Python's whole exit, teardown included, as ``python FILE``
-  does (how long a failing rank takes to die decides which failure torchrun names first);
-- a process that succeeded stops right after its threads are joined and its ``atexit`` handlers
-  (the exit probe's included) have run, with its output flushed: it skips the interpreter's
-  teardown. That teardown is where torch 2.13's CPU build can abort a rank whose process group
+- a torchrun rank that failed leaves through Python's whole exit, teardown included, as
+  ``python FILE`` does (how long a failing rank takes to die decides which failure torchrun
+  names first);
+- any other process (a rank that succeeded, a python block whether it succeeded or not) stops
+  right after its threads are joined and its ``atexit`` handlers (the exit probe's included) have
+  run, with its output flushed, and with its exit status: it skips the interpreter's teardown. That teardown is where torch 2.13's CPU build can abort a rank whose process group
   still has gloo worker threads (see ``sitecustomize.py``). A reader's own run does not skip it;
   every page says so under each output it shows, and the Debugging page shows that abort.
 
@@ -72,10 +73,10 @@ def run_as_main(script: str | None = None, module: str | None = None) -> int:
 
 
 def end(code: int) -> None:
-    """End this process with ``code``: a failure through Python's whole exit, a success right after
-    ``atexit`` (see the module's docstring)."""
+    """End this process with ``code``: a failing torchrun rank through Python's whole exit, anything
+    else right after ``atexit`` (see the module's docstring)."""
     global SKIPS_TEARDOWN
-    if code != 0:
+    if code != 0 and "TORCHELASTIC_RESTART_COUNT" in os.environ:
         sys.exit(code)
     import atexit
     import threading
@@ -87,7 +88,7 @@ def end(code: int) -> None:
         sys.stdout.flush()
         sys.stderr.flush()
     finally:
-        os._exit(0)
+        os._exit(code)
 
 
 def take_over() -> None:

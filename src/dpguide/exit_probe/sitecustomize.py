@@ -56,8 +56,8 @@ def _group_alive():
 
 def _write_note() -> None:
     folder = os.environ.get("DPGUIDE_EXIT_PROBE")
-    if not folder or hasattr(sys, "last_value"):
-        return  # not run by the build, or ending on an uncaught exception (the build reports that)
+    if not folder:
+        return  # not run by the build
     note = {"rank": int(os.environ.get("RANK", "-1")),  # -1: not a torchrun rank
             "attempt": int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")),
             "pid": os.getpid(), "gloo_threads": _gloo_threads(), "group_alive": _group_alive(),

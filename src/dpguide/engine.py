@@ -324,10 +324,10 @@ def check_outcome(block: Block, result: RunResult) -> None:
                    "runs blocks (and other builds) at the same time on this machine, so another one may hold "
                    "that port. Let torchrun choose one (--standalone), or pick a free port at run time")
         raise BlockFailed(where, "block failed: " + result.failure_summary(), details + "\n  fix: " + fix)
-    lingering = result.ranks_leaving_gloo_threads()
+    lingering = result.processes_leaving_gloo_threads()
     if lingering and not block.options.threads_at_exit:
-        ranks = _who(result.processes_leaving_gloo_threads(), threads=True)
-        never_destroyed = _who([n for n in result.processes_leaving_gloo_threads() if n.get("group_alive")])
+        ranks = _who(lingering, threads=True)
+        never_destroyed = _who([n for n in lingering if n.get("group_alive")])
         why = ("it never called dist.destroy_process_group() (" + never_destroyed + "), so the group "
                "and its threads live until the interpreter tears down" if never_destroyed else
                "something still holds the process group, so dist.destroy_process_group() could not join "

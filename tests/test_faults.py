@@ -258,7 +258,7 @@ def test_the_builds_own_processes_skip_the_teardown_so_a_live_group_cannot_abort
     shown = provenance(block, result)                                    # and the page says so
     assert "ended right after <code>atexit</code>, without Python's teardown" in shown
     # a fresh torchrun agent ends as `python -m torch.distributed.run` ends: the line counts who skipped it
-    assert ("(2 of the 3 processes that ended normally)" in shown) == (fence != "")
+    assert ("(2 of the 3 processes that reached Python&#x27;s exit)" in shown) == (fence != "")
     assert 'href="../how-outputs-are-made/#the-clean-ending"' in shown   # f.md is served as f/
 
 

@@ -356,3 +356,13 @@ def test_the_provenance_link_to_how_the_build_ends_its_processes_points_at_a_rea
     assert _relative_url("learn/ddp.md", CLEAN_ENDING) == "../../how-outputs-are-made/#the-clean-ending"
     assert _relative_url("index.md", CLEAN_ENDING) == "how-outputs-are-made/#the-clean-ending"
     assert _relative_url("learn/index.md", CLEAN_ENDING) == "../how-outputs-are-made/#the-clean-ending"
+
+
+def test_the_ending_line_counts_every_process_that_reached_pythons_exit_failed_ones_too():
+    block = block_of('launch="torchrun" nproc="2" expect="fail"', "print(1)")
+    notes = [{"rank": 0, "teardown": False}, {"rank": 1, "teardown": True}]  # rank 1 failed: whole exit
+    text = provenance(block, result_of([], returncode=1, exit_notes=notes))
+    assert "without Python's teardown (1 of the 2 processes that reached Python&#x27;s exit)" in text
+    every = provenance(block, result_of([], exit_notes=[{"rank": 0, "teardown": False}]))
+    assert "without Python's teardown (<a" in every                  # all of them: no count
+    assert "teardown" not in provenance(block, result_of([], exit_notes=[{"rank": 0, "teardown": True}]))

@@ -174,7 +174,7 @@ def provenance(block: Block, result: RunResult, backends: str | None = None) -> 
     text = html.escape(" · ".join(parts))
     skipped, noted = result.skipped_teardown()
     if skipped:
-        who = "" if skipped == noted else f" ({skipped} of the {noted} processes that ended normally)"
+        who = "" if skipped == noted else f" ({skipped} of the {noted} processes that reached Python's exit)"
         href = html.escape(_relative_url(block.page, CLEAN_ENDING), quote=True)
         text += (f' · ended right after <code>atexit</code>, without Python\'s teardown{html.escape(who)} '
                  f'(<a href="{href}">why</a>)')

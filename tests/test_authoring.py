@@ -116,3 +116,50 @@ def test_which_settings_come_before_torch(code, line):
     from dpguide.blocks import setting_before_torch
 
     assert setting_before_torch(code) == line
+
+
+WORKER = '''\
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+def worker(rank):
+    dist.init_process_group("gloo", rank=rank, world_size=2)
+    ddp_model = DDP(make_model())
+    train(ddp_model)
+    dist.barrier(){delete}
+    dist.destroy_process_group()
+'''
+
+
+def test_a_ddp_model_freed_after_its_group_is_destroyed_is_named_before_the_run(project):
+    snippet = "#| run: python spawn.py\n" + WORKER.format(delete="")
+    message = collect_error(project, '```python\n--8<-- "spawn.py"\n```\n', {"spawn.py": snippet})
+    assert message.startswith("docs/snippets/spawn.py:11: this function destroys the process group while "
+                              "its DDP model 'ddp_model' is still alive, so the model is freed only when "
+                              "the function returns, after the group is gone")
+    assert "fix: delete it first: `del ddp_model` before destroy_process_group()" in message
+    inline = "# L\n\n```python\n" + WORKER.format(delete="") + "```\n"
+    assert collect_error(project, inline).startswith("lesson.md:13: this function destroys the process group")
+    project.page("lesson.md", "```python\n" + WORKER.format(delete="\n    del ddp_model") + "```\n")
+    assert len(project.engine().collect()) == 1
+    # a GPU-only block does not run on this build, where the hang was seen: not flagged
+    project.page("lesson.md", '```python device="cuda"\n' + WORKER.format(delete="") + "```\n")
+    assert len(project.engine().collect()) == 1
+
+
+@pytest.mark.parametrize("code, found", [
+    ("def f():\n    m = DDP(x)\n    dist.destroy_process_group()\n", (3, "m")),
+    ("def f():\n    m: DDP = DistributedDataParallel(x)\n    destroy_process_group()\n", (3, "m")),
+    ("def f():\n    m = DDP(x)\n    del m\n    dist.destroy_process_group()\n", None),
+    ("def f():\n    m = DDP(x)\n    dist.destroy_process_group()\n    del m\n", (3, "m")),  # too late
+    ("m = DDP(x)\ndist.destroy_process_group()\n", None),        # module level: freed at exit, not a return
+    ("def f():\n    m = nn.Linear(1, 1)\n    dist.destroy_process_group()\n", None),   # not DDP
+    ("def f():\n    dist.destroy_process_group()\n    m = DDP(x)\n", None),  # built after: not our case
+    ("def f():\n    self.m = DDP(x)\n    dist.destroy_process_group()\n", None),  # an attribute: not a local
+    ("def f(:\n    destroy_process_group()\n", None),               # does not parse: the run says so
+])
+def test_which_functions_free_a_ddp_model_after_destroying_the_group(code, found):
+    from dpguide.blocks import ddp_model_freed_after_destroy
+
+    assert ddp_model_freed_after_destroy(code) == found

@@ -298,15 +298,16 @@ def test_the_derived_runs_are_exactly_these_fences():
     (q,), _, _ = parse_page("p.md", FULL_CHOICE)
     attrs = {"launch": "torchrun", "nproc": "2"}
     assert quiz_fenced_blocks(q) == [
-        ("answer", FencedBlock("p.md", 3, 3, "", "```", attrs, "print(2)\n", None, None)),
-        ("option-0", FencedBlock("p.md", 15, 15, "", "```", {**attrs, "expect": "fail"}, "raise ValueError", None, None))]
+        ("answer", FencedBlock("p.md", 3, 3, "", "```", attrs, "print(2)\n", None, None, 8)),
+        ("option-0", FencedBlock("p.md", 15, 15, "", "```", {**attrs, "expect": "fail"}, "raise ValueError", None, None,
+                                 16))]     # on the key's line: line 1 of it is line 17
     (fill,), _, _ = parse_page("p.md", "\n" + FILL.replace("hint: h", "hint: h\nrun: python"))
     assert quiz_fenced_blocks(fill) == [
-        ("answer", FencedBlock("p.md", 2, 2, "", "```", {"launch": "python"}, "x = a\n", None, None)),
-        ("bank-1-1", FencedBlock("p.md", 2, 2, "", "```", {"launch": "python"}, "x = b\n", None, None))]
+        ("answer", FencedBlock("p.md", 2, 2, "", "```", {"launch": "python"}, "x = a\n", None, None, 7)),
+        ("bank-1-1", FencedBlock("p.md", 2, 2, "", "```", {"launch": "python"}, "x = b\n", None, None, 7))]
     _, (deck,), _ = parse_page("p.md", DECK)
     assert card_fenced_blocks(deck) == [("card-0", FencedBlock("p.md", 5, 5, "", "```", {"launch": "python"}, "print(1)",
-                                                               None, None))]
+                                                               None, None, 6))]
 
 
 def test_a_fill_in_without_code_filled_is_empty_and_a_choice_runs_its_code_as_written():
@@ -436,3 +437,20 @@ def test_bad_fields_of_a_later_option_and_of_the_solution_are_found_past_earlier
 def test_an_empty_quiz_fence_and_an_unclosed_example_fence():
     assert error_of("```quiz\n```\n") == "set.md:1: a quiz block must be a YAML mapping (id:, type:, prompt:, ...)"
     assert find_fences("p.md", "````markdown\nnot closed\n") == []
+
+
+def test_a_line_of_a_questions_or_cards_code_maps_to_its_line_in_the_page():
+    """An error in run code (a setting before `import torch`, a DDP model freed too late) names the
+    page line the author edits, not the question's first line."""
+    page = ("# Set\n\n" + FILL.replace("hint: h", "hint: h\nrun: python").replace("  x = [[1]]", "  y = 0\n  x = [[1]]")
+            + "\n" + CHOICE.replace('    why: w', '    why: w\n    code: |\n      a = 1\n      b = 2')
+                           .replace("hint: h", "hint: h\nrun: python\ncode: |\n  ok = 1\n  fine = 2")
+            + "\n" + DECK.replace("    check: print(1)", "    check: |\n      one = 1\n      two = 2"))
+    lines = page.splitlines()
+    questions, decks, _ = parse_page("p.md", page)
+    runs = [fenced for q in questions for _, fenced in quiz_fenced_blocks(q)] + \
+           [fenced for _, fenced in card_fenced_blocks(decks[0])]
+    second_lines = {fenced.body.splitlines()[1].strip(): fenced.line_of(2) for fenced in runs}
+    assert set(second_lines) == {"x = a", "x = b", "b = 2", "fine = 2", "two = 2"}
+    for text, line in second_lines.items():
+        assert lines[line - 1].strip() == text.replace("x = a", "x = [[1]]").replace("x = b", "x = [[1]]")

@@ -105,15 +105,28 @@ def resolve(fenced: FencedBlock, snippets_dir: Path, environment: dict) -> Block
         deps = {}
         script = INLINE_SCRIPT
     options = apply_options(base, fenced.attrs, fenced.where)
+    code = files[script].decode()
+
+    def where(line: int) -> tuple[str, int]:     # a line of the code, as the author's file numbers it
+        return ((snippet.display_path, snippet.header_lines + line) if snippet
+                else (fenced.page, fenced.line_of(line)))
+
     if not options.fresh:
-        code = files[script].decode()
         line = setting_before_torch(code)
         if line:
-            where = ((snippet.display_path, snippet.header_lines + line) if snippet
-                     else (fenced.page, fenced.line + line))
-            raise_error(where, "the block sets an environment variable before importing torch, but it "
+            raise_error(where(line), "the block sets an environment variable before importing torch, but it "
                         "runs in a fork of a warm interpreter that has imported torch already, so the "
                         "setting could come too late", 'add fresh="true" to the fence')
+    if options.runs_on_cpu_build:
+        freed = ddp_model_freed_after_destroy(code)
+        if freed:
+            line, name = freed
+            raise_error(where(line), f"this function destroys the process group while its DDP model "
+                        f"{name!r} is still alive, so the model is freed only when the function returns, "
+                        "after the group is gone; on this CPU build of torch (gloo) that can hang now and "
+                        "then (learn/debugging.md#ending-a-script-cleanly)",
+                        f"delete it first: `del {name}` before destroy_process_group(), with a comment "
+                        "that links to that section")
     block = Block(fenced, options, script, files, snippet, deps)
     block.key = compute_key(block, environment)
     return block
@@ -138,6 +151,51 @@ def setting_before_torch(code: str) -> int | None:
         text = ast.unparse(node)
         if setting is None and re.match(r"os\.(environ\[.*\]\s*=|environ\.(setdefault|update)\(|putenv\()", text):
             setting = node.lineno
+    return None
+
+
+#: the names a DDP model is built with in the examples
+_DDP_CALLS = {"DDP", "DistributedDataParallel"}
+
+
+def ddp_model_freed_after_destroy(code: str) -> tuple[int, str] | None:
+    """(line of the ``destroy_process_group()`` call, the model's name) for the first function that
+    builds a DDP model into a local name and destroys the group without ``del``-ing that name first;
+    None otherwise (or if the code does not parse: its run reports that). A heuristic: a model the
+    function returns or stores elsewhere is flagged too, and the fix (``del``) is harmless there."""
+    if "destroy_process_group" not in code:
+        return None
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+
+    def called(node: ast.AST) -> str:
+        func = node.func if isinstance(node, ast.Call) else None
+        return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        built: dict[str, int] = {}
+        deleted: dict[str, int] = {}
+        destroyed: list[int] = []
+        for node in ast.walk(function):
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and called(node.value) in _DDP_CALLS:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        built.setdefault(target.id, node.lineno)
+            elif isinstance(node, ast.Delete):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        deleted.setdefault(target.id, node.lineno)
+            elif called(node) == "destroy_process_group":
+                destroyed.append(node.lineno)
+        for line in sorted(destroyed):
+            for name, at in built.items():
+                if at < line and not deleted.get(name, line) < line:
+                    return line, name
     return None
 
 

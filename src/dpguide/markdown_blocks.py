@@ -31,6 +31,11 @@ class FencedBlock:
     body: str
     include: str | None     # snippet path when the body is an include line
     section: str | None
+    code_line: int | None = None   # the line just above the code's first line (a quiz's `code: |`), if not `line`
+
+    def line_of(self, code_line: int) -> int:
+        """The page line of line ``code_line`` (1-based) of the inline code."""
+        return (self.code_line or self.line) + code_line
 
     @property
     def where(self) -> tuple[str, int]:

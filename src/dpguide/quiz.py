@@ -49,6 +49,7 @@ class Option:
     why: str
     code: str | None
     line: int
+    code_line: int | None = None    # the line of its `code:` key: line N of the code is code_line + N
 
 
 @dataclass
@@ -70,6 +71,7 @@ class Question:
     options: list[Option] = field(default_factory=list)
     prints: str | None = None
     solution: dict = field(default_factory=dict)
+    code_line: int | None = None    # the line of its `code:` key: line N of the code is code_line + N
 
     @property
     def where(self) -> tuple[str, int]:
@@ -90,6 +92,7 @@ class Card:
     check: str | None = None    # a small program the build runs; its output is shown on the back
     run: dict | None = None     # how the check runs (python by default)
     proof: str | None = None    # page#anchor of the run on a Learn page that proves the card
+    check_line: int | None = None   # the line of its `check:` key: line N of the check is check_line + N
 
 
 @dataclass
@@ -216,6 +219,9 @@ def parse_question(fence: Fence) -> Question:
         raise_error((fence.page, _field_line(fence, "device")), "device must be cpu or cuda")
     question = Question(fence.page, fence.line, qid, kind, difficulty, _text(data, "prompt", fence),
                         _text(data, "hint", fence), mistakes, code, run, device)
+    question.code_line = _code_line(fence, next((fence.line + offset for offset, text in
+                                                 enumerate(fence.body.splitlines(), 1)
+                                                 if re.match(r"code\s*:", text)), None))  # the top-level key
     if kind == "fill-blank":
         _parse_fill_blank(question, data, fence)
     else:
@@ -273,7 +279,7 @@ def _parse_choice(q: Question, data: dict, fence: Fence) -> None:
             raise_error((fence.page, _key_line(fence, "correct", start)), "correct must be true or false")
         q.options.append(Option(text, correct, _text(item, "why", fence, required=False, line=start),
                                 _text(item, "code", fence, required=False, line=start) or None,
-                                _nth_line(fence, "text", number)))
+                                _nth_line(fence, "text", number), _code_line(fence, _key_line(fence, "code", start))))
     right = [o for o in q.options if o.correct]
     if len(right) != 1:
         raise_error((fence.page, _field_line(fence, "options")),
@@ -317,6 +323,7 @@ def parse_deck(fence: Fence) -> Deck:
         card = Card(_text(item, "front", fence, line=start, what="a card"),
                     _text(item, "back", fence, line=start, what="a card"), _card_page(item, fence, start), line)
         card.check = _text(item, "check", fence, required=False, line=start, what="a card") or None
+        card.check_line = _code_line(fence, _key_line(fence, "check", start)) if card.check else None
         card.proof = _text(item, "proof", fence, required=False, line=start, what="a card") or None
         run = _text(item, "run", fence, required=False, line=start, what="a card") or None
         if card.check and card.proof:
@@ -341,7 +348,7 @@ def parse_deck(fence: Fence) -> Deck:
 def card_fenced_blocks(deck: Deck) -> list[tuple[str, FencedBlock]]:
     """The runs that prove a deck's cards by a check program: ('card-N', block)."""
     return [(f"card-{index}", FencedBlock(deck.page, card.line, card.line, "", "```", dict(card.run), card.check,
-                                          None, None))
+                                          None, None, card.check_line))
             for index, card in enumerate(deck.cards) if card.check]
 
 
@@ -361,6 +368,15 @@ def _key_line(fence: Fence, key: str, start: int | None) -> int:
         if fence.line + offset >= start and re.match(rf"^\s*-?\s*{re.escape(key)}\s*:", line):
             return fence.line + offset
     return start
+
+
+def _code_line(fence: Fence, key_line: int | None) -> int | None:
+    """The page line just above the first line of the code that the key on ``key_line`` holds: that
+    line for a block scalar (``code: |``), the line above it for code on the key's own line."""
+    if key_line is None:
+        return None
+    text = fence.body.splitlines()[key_line - fence.line - 1]
+    return key_line if re.match(r"^[^:]*:\s*[|>]", text) else key_line - 1
 
 
 def _nth_line(fence: Fence, key: str, n: int) -> int:
@@ -390,16 +406,18 @@ def quiz_fenced_blocks(q: Question) -> list[tuple[str, FencedBlock]]:
     if q.device == "cuda":
         attrs["device"] = "cuda"
     found = [("answer", FencedBlock(q.page, q.line, q.line, "", "```", attrs,
-                                    q.filled_code() if q.type == "fill-blank" else (q.code or ""), None, None))]
+                                    q.filled_code() if q.type == "fill-blank" else (q.code or ""), None, None,
+                                    q.code_line))]
     for index, option in enumerate(q.options):
         if option.code:
             found.append((f"option-{index}", FencedBlock(q.page, option.line, option.line, "", "```",
-                                                         {**attrs, "expect": "fail"}, option.code, None, None)))
+                                                         {**attrs, "expect": "fail"}, option.code, None, None,
+                                                         option.code_line)))
     if q.type == "fill-blank" and attrs.get("launch", "python") == "python" and q.device == "cpu":
         for blank, item in wrong_bank_items(q):
             found.append((f"bank-{blank}-{q.bank.index(item)}",
                           FencedBlock(q.page, q.line, q.line, "", "```", attrs, q.filled_code({blank: item}),
-                                      None, None)))
+                                      None, None, q.code_line)))
     return found
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -90,3 +91,18 @@ def test_two_builds_executing_the_same_notebook_at_once_do_not_share_a_folder(tm
         thread.join(120)
     assert errors == [] and found == ["True\n", "True\n"]
     assert not list((tmp_path / "scratch").glob("nb-*"))   # each run's folder is removed after it
+
+
+def test_the_kernel_takes_no_tcp_port_so_two_builds_cannot_race_for_one(tmp_path):
+    # with TCP, jupyter_client picks five ports that are free when it looks, and the kernel binds them
+    # a moment later; another build's kernel can take one in between ("Address already in use", the
+    # kernel dies: seen in a fresh-clone run on 5 December 2026). Unix sockets in a folder of the
+    # run's own cannot clash. The kernel reads how it is reached from its own connection file.
+    import tempfile
+
+    source = write(tmp_path / "ports.ipynb", new_code_cell(
+        "import json, ipykernel.connect\ninfo = json.load(open(ipykernel.connect.get_connection_file()))\n"
+        "print(info['transport'], info['ip'].startswith(__import__('tempfile').gettempdir()))"))
+    before = set(Path(tempfile.gettempdir()).glob("dpguide-kernel-*"))
+    assert outputs(runner(tmp_path, []).executed("ports.ipynb", source)) == ["ipc True\n"]
+    assert set(Path(tempfile.gettempdir()).glob("dpguide-kernel-*")) <= before    # its socket folder is gone

@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import shutil
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -77,6 +78,7 @@ class NotebookRunner:
     def _execute(self, page: str, nb: dict, key: str) -> dict:
         import nbformat
         from nbclient import NotebookClient
+        from jupyter_client.manager import AsyncKernelManager
         from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
         notebook = nbformat.reads(json.dumps(nb), as_version=4)
@@ -84,7 +86,13 @@ class NotebookRunner:
         workdir = guardian.new_scratch_dir(self.scratch_root, f"nb-{key[:12]}")
         token = uuid.uuid4().hex
         env = {**self.env, processes.MARKER: token}
-        client = NotebookClient(notebook, timeout=CELL_TIMEOUT_S, kernel_name="python3",
+        # the kernel talks over Unix sockets in a folder of this run's own: with TCP it would take
+        # ports that were free a moment before it binds them, a race two builds can lose. The folder
+        # is short on purpose (a socket's path has at most 107 bytes) and absolute (the kernel runs
+        # in workdir, the client here).
+        sockets = tempfile.mkdtemp(prefix="dpguide-kernel-")
+        kernel = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "ipc"))
+        client = NotebookClient(notebook, km=kernel, timeout=CELL_TIMEOUT_S, kernel_name="python3",
                                 resources={"metadata": {"path": str(workdir)}})
         try:
             client.execute(env=env)
@@ -92,9 +100,14 @@ class NotebookRunner:
             index = _failing_cell(notebook)
             raise BlockFailed(f"{page}: cell {index}", "a notebook cell failed (tag it raises-exception if "
                               "the failure is the lesson)", _short(str(exc))) from None
+        except RuntimeError as exc:     # the kernel died or never answered: not a cell's doing
+            raise BlockFailed(page, f"its Jupyter kernel failed: {exc}",
+                              "  fix: build again; if it fails again, run the notebook alone to see the "
+                              f"kernel's own error: jupyter nbconvert --to notebook --execute --stdout {page}") from None
         finally:
             processes.kill_job(token)
             shutil.rmtree(workdir, ignore_errors=True)
+            shutil.rmtree(sockets, ignore_errors=True)
         for index, cell in enumerate(notebook.cells):
             tags = cell.get("metadata", {}).get("tags", [])
             if "raises-exception" in tags and not any(o.get("output_type") == "error" for o in cell.get("outputs", [])):

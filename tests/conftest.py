@@ -145,6 +145,15 @@ def pytest_unconfigure(config):
     SITE_BUILD.stop()
 
 
+def pytest_terminal_summary(terminalreporter):
+    """Say how many pages a whole-site browser check took as passed because nothing it sees changed."""
+    from passed_pages import REUSED
+
+    for check, (reused, total) in sorted(REUSED.items()):
+        terminalreporter.write_line(f"browser check {check}: {total - reused} of {total} pages checked, {reused} "
+                                    "unchanged since they passed (DPGUIDE_RECHECK_PAGES=1 checks every page)")
+
+
 @pytest.fixture(autouse=True)
 def fresh_quiz_parsing():
     """parse_page is memoised; each test parses afresh, so a test never sees another test's (or, under

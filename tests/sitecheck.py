@@ -64,6 +64,7 @@ def split_across_browsers(browser, urls: list[str], visit, browsers: int = 2) ->
     browsers take about two thirds of the time of one. Returns the visits' results in share order;
     an exception in any share is raised here once every share has ended.
     """
+    browsers = max(1, min(browsers, len(urls)))   # no Chromium started for an empty share
     shares = [urls[i::browsers] for i in range(browsers)]
     results: list = [None] * browsers
     errors: list[BaseException] = []

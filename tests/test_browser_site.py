@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from sitecheck import axe_problems, link_report, overflow_problem, page_urls, split_across_browsers, watched_page
+from passed_pages import PassedPages
+from sitecheck import CHROMIUM, axe_problems, link_report, overflow_problem, page_urls, split_across_browsers, \
+    watched_page
 
 SHOTS = ROOT / "build-artifacts" / "screenshots"
 PHONE = {"viewport": {"width": 375, "height": 740}, "is_mobile": True, "has_touch": True}
@@ -41,38 +43,57 @@ def set_scheme(page, scheme: str) -> None:
 COLOUR_RULES = ("color-contrast", "link-in-text-block")
 
 
-def audit_pages(browser, urls) -> dict[str, list[str]]:
+def audit_pages(browser, urls) -> dict[str, dict[str, list[str]]]:
     """Visit each of ``urls`` once, as a reader would load it, and check it three ways on that visit."""
     context = browser.new_context()
     page = watched_page(context)
-    found = {"console": [], "default": [], "slate": []}
+    found = {}
     for url in urls:
+        here = found[url] = {"console": [], "default": [], "slate": []}
         page.goto(url)
         page.wait_for_load_state("networkidle")
-        found["console"] += page.problems
+        here["console"] += page.problems
         page.problems.clear()
         set_scheme(page, "default")
         page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
         settled(page)
-        found["default"] += axe_problems(page)
+        here["default"] += axe_problems(page)
         set_scheme(page, "slate")
-        found["slate"] += axe_problems(page, rules=COLOUR_RULES)
-        found["console"] += page.problems       # anything the checks themselves set off
+        here["slate"] += axe_problems(page, rules=COLOUR_RULES)
+        here["console"] += page.problems       # anything the checks themselves set off
         page.problems.clear()
     context.close()
     return found
 
 
+def passed_pages(check: str, built_site, site_url) -> PassedPages:
+    return PassedPages(check, built_site, site_url, [Path(__file__), ROOT / "tests" / "sitecheck.py"], CHROMIUM)
+
+
+def check_changed_pages(check: str, visit, browser, urls, built_site, site_url) -> dict[str, dict[str, list[str]]]:
+    """``visit`` (split across two browsers) for the pages that did not pass ``check`` as they are now;
+    {url: {kind: problems}} for those, and the pages without a problem are noted as passed."""
+    record = passed_pages(check, built_site, site_url)
+    todo = record.to_check(urls)
+    results = {}
+    for share in (split_across_browsers(browser, todo, visit) if todo else []):
+        results.update(share)
+    record.record([url for url, kinds in results.items() if not any(kinds.values())])
+    return results
+
+
 @pytest.fixture(scope="module")
-def audit(browser, urls):
-    """Every page visited once and checked three ways on that visit (two browsers share the pages).
+def audit(browser, urls, built_site, site_url):
+    """Every page visited once and checked three ways on that visit (two browsers share the pages),
+    except pages unchanged since they passed (passed_pages.py).
 
     Returns {"console": [...], "default": [...], "slate": [...]}: console errors and outside
     requests while loading; axe's serious and critical findings in the light scheme (every rule,
     every collapsible opened); and in the dark scheme (colour rules).
     """
-    shares = split_across_browsers(browser, urls, audit_pages)
-    return {kind: [problem for share in shares for problem in share[kind]] for kind in shares[0]}
+    results = check_changed_pages("audit", audit_pages, browser, urls, built_site, site_url)
+    return {kind: [problem for kinds in results.values() for problem in kinds[kind]]
+            for kind in ("console", "default", "slate")}
 
 
 def test_every_page_loads_without_console_errors_or_outside_requests(audit, urls):
@@ -105,21 +126,21 @@ def test_snippet_download_links_serve_the_file(page, site_url, built_site):
         assert response.body() == served and not served.startswith(b"#|")   # the file minus the engine's header
 
 
-def overflowing_on_a_phone(browser, urls) -> list[str]:
+def overflowing_on_a_phone(browser, urls) -> dict[str, dict[str, list[str]]]:
     context = browser.new_context(**PHONE)
     page = watched_page(context)
-    problems = []
+    found = {}
     for url in urls:
         page.goto(url)
         problem = overflow_problem(page)
-        if problem:
-            problems.append(problem)
+        found[url] = {"overflow": [problem] if problem else []}
     context.close()
-    return problems
+    return found
 
 
-def test_phone_viewport_has_no_horizontal_overflow_and_usable_navigation(browser, urls):
-    problems = sum(split_across_browsers(browser, urls, overflowing_on_a_phone), [])
+def test_phone_viewport_has_no_horizontal_overflow_and_usable_navigation(browser, urls, built_site, site_url):
+    results = check_changed_pages("phone-overflow", overflowing_on_a_phone, browser, urls, built_site, site_url)
+    problems = [problem for kinds in results.values() for problem in kinds["overflow"]]
     context = browser.new_context(**PHONE)
     page = watched_page(context)
     page.goto(urls[0])

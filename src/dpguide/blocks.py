@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import json
 import re
@@ -163,8 +164,17 @@ def ddp_model_freed_after_destroy(code: str) -> tuple[int, str] | None:
     builds a DDP model into a local name and destroys the group without ``del``-ing that name first;
     None otherwise (or if the code does not parse: its run reports that). A heuristic: a model the
     function returns or stores elsewhere is flagged too, and the fix (``del``) is harmless there."""
-    if "destroy_process_group" not in code:
-        return None
+    if "destroy_process_group" not in code or not _INDENTED_DDP.search(code):
+        return None     # most blocks: no parse on every build
+    return _ddp_model_freed_after_destroy(code)
+
+
+#: a DDP model built on an indented line: inside a function (or a block), the only case that matters
+_INDENTED_DDP = re.compile(r"^[ \t]+\S.*\b(?:DDP|DistributedDataParallel)\(", re.M)
+
+
+@functools.lru_cache(maxsize=1024)
+def _ddp_model_freed_after_destroy(code: str) -> tuple[int, str] | None:
     try:
         tree = ast.parse(code)
     except SyntaxError:

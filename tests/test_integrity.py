@@ -8,6 +8,7 @@ reads when such things happen.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -550,13 +551,21 @@ def test_the_site_build_beside_the_tests_ends_with_the_test_run(tmp_path, how):
     runner = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:timeout",
                                str(runs)], cwd=runs, env={**os.environ, "TMPDIR": str(tmp)},
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert wait_until(lambda: len([p for p in _started_by(runner.pid) if _cmdline_has("hang.py")(p)]) >= 2,
-                      timeout=90), "the background build never started its block"
-    time.sleep(1)
-    started = _started_by(runner.pid)
-    runner.send_signal(how)
-    runner.communicate(timeout=60)
-    time.sleep(5)
-    assert [(p.pid, p.cmdline()) for p in started if _alive(p)] == []
-    if how == signal.SIGINT:        # an interrupted run also removes the build's folder
-        assert not list(tmp.glob("dpguide-test-site-*"))
+    started = []
+    try:
+        assert wait_until(lambda: len([p for p in _started_by(runner.pid) if _cmdline_has("hang.py")(p)]) >= 2,
+                          timeout=90), "the background build never started its block"
+        time.sleep(1)
+        started = _started_by(runner.pid)
+        runner.send_signal(how)
+        runner.communicate(timeout=60)
+        time.sleep(5)
+        assert [(p.pid, p.cmdline()) for p in started if _alive(p)] == []
+        if how == signal.SIGINT:        # an interrupted run also removes the build's folder
+            assert not list(tmp.glob("dpguide-test-site-*"))
+    finally:                            # a failure here must not leave the inner run to the next tests
+        for proc in [*_started_by(runner.pid), *started]:
+            with contextlib.suppress(psutil.Error):
+                proc.kill()
+        runner.kill()
+        runner.communicate()

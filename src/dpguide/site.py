@@ -53,6 +53,7 @@ class SiteBuild:
             self.engine.progress_tty = None
         self.records = GpuRecords(records_dir or Path(root) / "records" / "gpu")
         self.blocks_by_page: dict[str, list[Block]] = {}
+        self.executed_pages: dict[str, str] = {}       # page -> the text execute() resolved its blocks from
         from .guardian import marker_env
 
         self.checker = ClaimChecker(self.engine.cache.directory, self.engine.environment,
@@ -92,6 +93,8 @@ class SiteBuild:
         return served
 
     def execute(self, pages: dict[str, str] | None = None) -> list[Block]:
+        pages = pages if pages is not None else site_pages(self.engine.docs_dir)
+        self.executed_pages = dict(pages)
         blocks = self.engine.collect(pages)
         self.blocks_by_page = {}
         for block in blocks:
@@ -100,7 +103,6 @@ class SiteBuild:
         self.quiz_runs = {block.role: block for block in blocks if block.role}
         self.check_answer_keys(self.engine.questions)
         self.check_card_proofs(blocks)
-        pages = pages if pages is not None else site_pages(self.engine.docs_dir)
         self.check_coverage(pages)
         self.check_claims(pages, blocks)
         for block in blocks:
@@ -335,9 +337,12 @@ class SiteBuild:
     def render_page(self, page: str, markdown: str, link_for=None) -> str:
         """The page's Markdown with every block followed by its real (or recorded) output,
         and every quiz or flashcard fence replaced by its widget."""
-        blocks, errors, _, _ = collect_site(self.engine.docs_dir, self.engine.environment, {page: markdown})
-        if errors:
-            raise GuideError("\n".join(map(str, errors)))
+        if self.executed_pages.get(page) == markdown:    # as executed: its blocks are resolved already
+            blocks = self.blocks_by_page.get(page, [])
+        else:
+            blocks, errors, _, _ = collect_site(self.engine.docs_dir, self.engine.environment, {page: markdown})
+            if errors:
+                raise GuideError("\n".join(map(str, errors)))
         rendered = {}
         anchors = page_anchors([b for b in blocks if not b.role])
         for block in blocks:

@@ -548,9 +548,12 @@ def test_the_site_build_beside_the_tests_ends_with_the_test_run(tmp_path, how):
     (runs / "test_wait.py").write_text("import time\n\ndef test_waits():\n    time.sleep(600)\n")
     tmp = tmp_path / "tmp"
     tmp.mkdir()
+    # Ctrl-C as a terminal delivers it, whatever this suite inherited: a suite started in the
+    # background by a non-interactive shell (`make test &`) ignores SIGINT, and so would the runner
     runner = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:timeout",
                                str(runs)], cwd=runs, env={**os.environ, "TMPDIR": str(tmp)},
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     started = []
     try:
         assert wait_until(lambda: len([p for p in _started_by(runner.pid) if _cmdline_has("hang.py")(p)]) >= 2,

@@ -49,7 +49,7 @@ class Option:
     why: str
     code: str | None
     line: int
-    code_line: int | None = None    # the line of its `code:` key: line N of the code is code_line + N
+    code_line: int | None = None    # the page line just above its code: line N of the code is code_line + N
 
 
 @dataclass
@@ -71,7 +71,7 @@ class Question:
     options: list[Option] = field(default_factory=list)
     prints: str | None = None
     solution: dict = field(default_factory=dict)
-    code_line: int | None = None    # the line of its `code:` key: line N of the code is code_line + N
+    code_line: int | None = None    # the page line just above its code: line N of the code is code_line + N
 
     @property
     def where(self) -> tuple[str, int]:
@@ -92,7 +92,7 @@ class Card:
     check: str | None = None    # a small program the build runs; its output is shown on the back
     run: dict | None = None     # how the check runs (python by default)
     proof: str | None = None    # page#anchor of the run on a Learn page that proves the card
-    check_line: int | None = None   # the line of its `check:` key: line N of the check is check_line + N
+    check_line: int | None = None   # the page line just above its check: line N of it is check_line + N
 
 
 @dataclass

@@ -39,10 +39,13 @@ class PassedPages:
         for path in sorted(p for p in site.rglob("*") if p.is_file() and p.suffix != ".html"):
             shared.update(path.relative_to(site).as_posix().encode() + b"\0" + path.read_bytes())
         self.shared = shared.hexdigest()
+        self._keys: dict[str, str] = {}        # url -> key, each page's HTML read once
 
     def key(self, url: str) -> str:
-        html = self.site / url[len(self.site_url):] / "index.html"
-        return hashlib.sha256(self.shared.encode() + html.read_bytes()).hexdigest()
+        if url not in self._keys:
+            html = self.site / url[len(self.site_url):] / "index.html"
+            self._keys[url] = hashlib.sha256(self.shared.encode() + html.read_bytes()).hexdigest()
+        return self._keys[url]
 
     def _passed(self) -> dict[str, str]:
         if os.environ.get("DPGUIDE_RECHECK_PAGES") == "1":

@@ -66,14 +66,10 @@ def audit_pages(browser, urls) -> dict[str, dict[str, list[str]]]:
     return found
 
 
-def passed_pages(check: str, built_site, site_url) -> PassedPages:
-    return PassedPages(check, built_site, site_url, [Path(__file__), ROOT / "tests" / "sitecheck.py"], CHROMIUM)
-
-
 def check_changed_pages(check: str, visit, browser, urls, built_site, site_url) -> dict[str, dict[str, list[str]]]:
     """``visit`` (split across two browsers) for the pages that did not pass ``check`` as they are now;
     {url: {kind: problems}} for those, and the pages without a problem are noted as passed."""
-    record = passed_pages(check, built_site, site_url)
+    record = PassedPages(check, built_site, site_url, [Path(__file__), ROOT / "tests" / "sitecheck.py"], CHROMIUM)
     todo = record.to_check(urls)
     results = {}
     for share in (split_across_browsers(browser, todo, visit) if todo else []):

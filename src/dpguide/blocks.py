@@ -170,7 +170,7 @@ def ddp_model_freed_after_destroy(code: str) -> tuple[int, str] | None:
 
 
 #: a DDP model built on an indented line: inside a function (or a block), the only case that matters
-_INDENTED_DDP = re.compile(r"^[ \t]+\S.*\b(?:DDP|DistributedDataParallel)\(", re.M)
+_INDENTED_DDP = re.compile(r"^[ \t]+\S.*\b(?:" + "|".join(sorted(_DDP_CALLS)) + r")\(", re.M)
 
 
 @functools.lru_cache(maxsize=1024)

@@ -91,10 +91,10 @@ class NotebookRunner:
         # is short on purpose (a socket's path has at most 107 bytes) and absolute (the kernel runs
         # in workdir, the client here).
         sockets = tempfile.mkdtemp(prefix="dpguide-kernel-")
-        kernel = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "ipc"))
-        client = NotebookClient(notebook, km=kernel, timeout=CELL_TIMEOUT_S, kernel_name="python3",
-                                resources={"metadata": {"path": str(workdir)}})
         try:
+            kernel = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "ipc"))
+            client = NotebookClient(notebook, km=kernel, timeout=CELL_TIMEOUT_S, kernel_name="python3",
+                                    resources={"metadata": {"path": str(workdir)}})
             client.execute(env=env)
         except (CellExecutionError, CellTimeoutError) as exc:
             index = _failing_cell(notebook)
@@ -103,7 +103,8 @@ class NotebookRunner:
         except RuntimeError as exc:     # the kernel died or never answered: not a cell's doing
             raise BlockFailed(page, f"its Jupyter kernel failed: {exc}",
                               "  fix: build again; if it fails again, run the notebook alone to see the "
-                              f"kernel's own error: jupyter nbconvert --to notebook --execute --stdout {page}") from None
+                              "kernel's own error: jupyter nbconvert --to notebook --execute --stdout "
+                              f"{page}") from None
         finally:
             processes.kill_job(token)
             shutil.rmtree(workdir, ignore_errors=True)

@@ -219,9 +219,7 @@ def parse_question(fence: Fence) -> Question:
         raise_error((fence.page, _field_line(fence, "device")), "device must be cpu or cuda")
     question = Question(fence.page, fence.line, qid, kind, difficulty, _text(data, "prompt", fence),
                         _text(data, "hint", fence), mistakes, code, run, device)
-    question.code_line = _code_line(fence, next((fence.line + offset for offset, text in
-                                                 enumerate(fence.body.splitlines(), 1)
-                                                 if re.match(r"code\s*:", text)), None))  # the top-level key
+    question.code_line = _code_line(fence, _top_level_line(fence, "code"))
     if kind == "fill-blank":
         _parse_fill_blank(question, data, fence)
     else:
@@ -368,6 +366,12 @@ def _key_line(fence: Fence, key: str, start: int | None) -> int:
         if fence.line + offset >= start and re.match(rf"^\s*-?\s*{re.escape(key)}\s*:", line):
             return fence.line + offset
     return start
+
+
+def _top_level_line(fence: Fence, key: str) -> int | None:
+    """The line of ``key`` at the top of the fence's mapping (not an option's key of that name)."""
+    return next((fence.line + offset for offset, text in enumerate(fence.body.splitlines(), start=1)
+                 if re.match(rf"{re.escape(key)}\s*:", text)), None)
 
 
 def _code_line(fence: Fence, key_line: int | None) -> int | None:

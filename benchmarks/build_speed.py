@@ -20,10 +20,10 @@ Each figure is the median of --repeat runs and is also given as a ratio to the f
 
 --quick builds the whole copy once with the hooks disabled (every page and every include must
 resolve), then cuts the copy down to QUICK_PAGES (every other page keeps only its title) and
-measures rows 1-6 on it (row 6 for QUICK_BASELINES single-process blocks), once each. The last
-line printed, in both modes, is `summary: NAME=RATIO ...` with warm/floor, one-snippet/floor,
-prose/floor, cold/floor, torchrun-cold/bare, cold/old-cold, engine/bare and, in a full run,
-single-cold/markdown-exec. Every command timed must succeed, or the run fails.
+measures rows 1-6 on it (row 6 for QUICK_BASELINES single-process blocks and half as many torchrun
+blocks), once each. The last line printed, in both modes, is `summary: NAME=RATIO ...` with
+warm/floor, one-snippet/floor, prose/floor, cold/floor, torchrun-cold/bare, cold/old-cold,
+engine/bare and, in a full run, single-cold/markdown-exec. Every command timed must succeed, or the run fails.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from dpguide.launch import FRESH_RANKS  # noqa: E402
 
 # built in full by --quick: 9 single-process blocks and 2 torchrun blocks
 QUICK_PAGES = ("index.md", "learn/why-parallel.md", "learn/data-loading.md")
-QUICK_BASELINES = 2                                    # blocks timed against bare python by --quick
+QUICK_BASELINES = 2             # blocks timed against bare python by --quick (half as many against torchrun)
 BUILD = [sys.executable, "-m", "mkdocs", "build", "-q", "-d", "site-out"]
 
 
@@ -355,7 +355,8 @@ def run_quick(args) -> int:
         bench.rebuilds(QUICK_PAGES[-1])
         per_block(bench, Engine(site, cache_dir=Path(tmp) / "fresh-cache", log=lambda m: None),
                   Path(tmp), limit=QUICK_BASELINES)
-        torchrun_rows(bench, blocks, cold_seconds, Engine(site, log=lambda m: None).block_env, Path(tmp))
+        torchrun_rows(bench, blocks, cold_seconds, Engine(site, log=lambda m: None).block_env, Path(tmp),
+                      limit=QUICK_BASELINES // 2)
     return report(bench.rows, args)
 
 
@@ -368,12 +369,13 @@ def per_block(bench: Bench, engine, tmp: Path, limit: int | None = None) -> None
     bench.add("6 the same blocks, bare python loop (sum)", bare_total, "bare")
 
 
-def torchrun_rows(bench: Bench, blocks, cold_seconds: dict, env: dict, tmp: Path) -> None:
-    """Row 6 for torchrun blocks: their time in the cold build against the reader's bare torchrun."""
+def torchrun_rows(bench: Bench, blocks, cold_seconds: dict, env: dict, tmp: Path, limit: int | None = None) -> None:
+    """Row 6 for torchrun blocks: their time in the cold build against the reader's bare torchrun
+    (the first ``limit`` of them)."""
     print("\nper-block overhead, torchrun blocks (engine time in the cold build vs bare torchrun):")
     # a multi-node block is one command per node, and a fresh one runs the old way: time the rest
     torchrun_blocks = [b for b in baseline_blocks(blocks, "torchrun")
-                       if b.key in cold_seconds and b.options.nnodes == 1 and not b.options.fresh]
+                       if b.key in cold_seconds and b.options.nnodes == 1 and not b.options.fresh][:limit]
     if not torchrun_blocks:
         raise BenchmarkFailed("no torchrun block to time against bare torchrun")
     engine_total, bare_total = torchrun_overhead(torchrun_blocks, cold_seconds, env, tmp / "bare")

@@ -6,11 +6,13 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import re
+import time
 
 import pytest
 
+from dpguide import claims
 from dpguide.claims import DEFAULT_ALIASES, ClaimChecker, mentions_in, page_aliases, prose_lines
-from dpguide.errors import GuideError
+from dpguide.errors import BlockFailed, GuideError
 from dpguide.site import SiteBuild
 
 pytestmark = pytest.mark.usefixtures("clean_process_table")
@@ -126,6 +128,33 @@ def test_inline_values_are_computed_by_a_run_and_cached_per_environment(project)
     assert cache["values"]["torch.__version__"] == {"ok": True, "value": TORCH}
     again, _ = build(project)
     assert again.checker.probed == 0                                  # nothing new to ask torch
+
+
+def test_the_probe_imports_torch_while_the_blocks_run_and_is_started_once(project, monkeypatch):
+    project.page("lesson.md", "# L\n\nSee `dist.all_reduce`.\n\n```python\nprint('hi')\n```\n")
+    started, probe_class = [], claims._Probe
+    monkeypatch.setattr(claims, "_Probe", type("CountedProbe", (probe_class,), {
+        "__init__": lambda self, *a: (started.append(self), probe_class.__init__(self, *a))[1]}))
+    sb = site(project)
+    alive_when_blocks_ran = []
+    run = sb.engine.run
+    monkeypatch.setattr(sb.engine, "run", lambda blocks: (
+        alive_when_blocks_ran.append([probe._proc.poll() is None for probe in started]), run(blocks))[1])
+    sb.execute()
+    assert alive_when_blocks_ran == [[True]], "the probe must already be running when the blocks start"
+    assert len(started) == 1 and sb.checker.probed >= 2   # the same probe answered the check after the runs
+
+
+def test_a_build_that_stops_in_a_block_ends_the_probe_it_started(project):
+    # an inline value that takes a minute keeps the probe running when the block fails
+    project.page("lesson.md", "# L\n\nSlow: `{python} __import__('time').sleep(60)`.\n\n"
+                              "```python\nraise SystemExit('the block fails')\n```\n")
+    sb = site(project)
+    started = time.monotonic()
+    with pytest.raises(BlockFailed):
+        sb.execute()
+    assert time.monotonic() - started < 30
+    assert sb.checker._probe is None    # and clean_process_table finds no probe left running
 
 
 def test_an_inline_value_that_raises_stops_the_build_with_file_and_line(project):

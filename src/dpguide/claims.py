@@ -26,6 +26,7 @@ import json
 import re
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -192,6 +193,7 @@ class ClaimChecker:
         self.names: dict[str, dict] = {}
         self.values: dict[str, dict] = {}
         self.probed = 0
+        self._probe: _Probe | None = None
 
     def _load(self) -> None:
         try:
@@ -202,25 +204,45 @@ class ClaimChecker:
             self.names = dict(data.get("names", {}))
             self.values = dict(data.get("values", {}))
 
-    def resolve(self, names: set[str], expressions: set[str]) -> None:
+    def _request(self, names: set[str], expressions: set[str]) -> str | None:
+        """The probe's input for what the cache lacks, or None when it holds everything."""
         self._load()
         wanted_names = sorted(n for n in names | {p for n in names for p in _parents(n)} if n not in self.names)
         wanted_values = sorted(e for e in expressions if e not in self.values)
         if not wanted_names and not wanted_values:
+            return None
+        return json.dumps({"names": wanted_names, "values": wanted_values})
+
+    def start(self, names: set[str], expressions: set[str]) -> None:
+        """Start probing, in the background, what the cache lacks; ``resolve`` with the same names
+        collects it. A build starts it before its blocks run, so the probe's torch import overlaps
+        them instead of following them (about 3 s of a cold build here)."""
+        self.cancel()
+        request = self._request(names, expressions)
+        if request is not None:
+            self._probe = _Probe(self.python, request, self.env)
+
+    def cancel(self) -> None:
+        """End a probe still running (a build that stops before ``resolve``)."""
+        if self._probe is not None:
+            self._probe.kill()
+            self._probe = None
+
+    def resolve(self, names: set[str], expressions: set[str]) -> None:
+        request = self._request(names, expressions)
+        probe, self._probe = self._probe, None
+        if request is None:
+            if probe is not None:
+                probe.kill()
             return
-        request = json.dumps({"names": wanted_names, "values": wanted_values})
-        try:
-            done = subprocess.run([self.python, str(_PROBE)], input=request, capture_output=True, text=True,
-                                  env=self.env, timeout=300)
-        except subprocess.TimeoutExpired:
-            raise GuideError("checking torch names and inline values took over 300 s; "
-                             "an inline value probably never returns") from None
-        if done.returncode != 0:
-            raise GuideError("checking torch names and inline values failed:\n" + done.stderr[-4000:])
-        answer = json.loads(done.stdout)
+        if probe is None or probe.request != request:
+            if probe is not None:
+                probe.kill()
+            probe = _Probe(self.python, request, self.env)
+        answer = probe.answer(timeout=300)
         self.names.update(answer["names"])
         self.values.update(answer["values"])
-        self.probed = len(wanted_names) + len(wanted_values)
+        self.probed = len(answer["names"]) + len(answer["values"])
         atomic_write_json(self.path, {"environment": self.fingerprint, "names": self.names, "values": self.values})
 
     def url(self, name: str) -> str | None:
@@ -235,16 +257,57 @@ class ClaimChecker:
         return entry["value"] if entry and entry.get("ok") else None
 
 
+class _Probe:
+    """``torch_probe.py`` running in a fresh interpreter of the block environment on one request."""
+
+    def __init__(self, python: str, request: str, env: dict[str, str]):
+        self.request = request
+        self._proc = subprocess.Popen([python, str(_PROBE)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True, env=env)
+        self._output: tuple[str, str] = ("", "")
+        # communicate() in a thread: the request is written and both pipes drained while the build goes on
+        self._thread = threading.Thread(target=self._communicate, name="dpguide-claims-probe", daemon=True)
+        self._thread.start()
+
+    def _communicate(self) -> None:
+        try:
+            self._output = self._proc.communicate(self.request)
+        except (OSError, ValueError):   # killed while writing or reading: kill() says so
+            pass
+
+    def answer(self, timeout: float) -> dict:
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            self.kill()
+            raise GuideError(f"checking torch names and inline values took over {timeout:g} s; "
+                             "an inline value probably never returns")
+        if self._proc.returncode != 0:
+            raise GuideError("checking torch names and inline values failed:\n" + self._output[1][-4000:])
+        return json.loads(self._output[0])
+
+    def kill(self) -> None:
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self._thread.join(10)
+        self._proc.wait()
+
+
 def _parents(name: str) -> list[str]:
     parts = name.split(".")
     return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def probe_targets(claims: dict[str, PageClaims]) -> tuple[set[str], set[str]]:
+    """The torch names and the inline expressions that ``claims`` need the probe for."""
+    return ({m.name for page in claims.values() for m in page.mentions},
+            {v.expr for page in claims.values() for v in page.values})
 
 
 def check_site(claims: dict[str, PageClaims], checker: ClaimChecker, run_texts: dict[str, str]) -> list[str]:
     """Every problem with the site's claims, each naming file:line; ``run_texts`` is what each page's runs printed."""
     mentions = [m for page in claims.values() for m in page.mentions]
     values = [v for page in claims.values() for v in page.values]
-    checker.resolve({m.name for m in mentions}, {v.expr for v in values})
+    checker.resolve(*probe_targets(claims))
     problems = []
     for m in mentions:
         where = f" ({m.context})" if m.context else ""

@@ -12,8 +12,8 @@ import re
 from pathlib import Path
 
 from .blocks import Block, collect_site, site_pages
-from .claims import (ClaimChecker, InlineValue, PageClaimRenderer, PageClaims, check_site, page_aliases, prose_lines,
-                     scan_page)
+from .claims import (ClaimChecker, InlineValue, PageClaimRenderer, PageClaims, check_site, page_aliases, probe_targets,
+                     prose_lines, scan_page)
 from .coverage import coverage, learn_pages, report, shortfalls
 from .engine import Engine
 from .snippet_files import read_snippet
@@ -99,12 +99,18 @@ class SiteBuild:
         self.blocks_by_page = {}
         for block in blocks:
             self.blocks_by_page.setdefault(block.page, []).append(block)
-        self.engine.run(blocks)
-        self.quiz_runs = {block.role: block for block in blocks if block.role}
-        self.check_answer_keys(self.engine.questions)
-        self.check_card_proofs(blocks)
-        self.check_coverage(pages)
-        self.check_claims(pages, blocks)
+        claims = self.scan_claims(pages)
+        # the probe of torch names and inline values imports torch while the blocks run
+        self.checker.start(*probe_targets(claims))
+        try:
+            self.engine.run(blocks)
+            self.quiz_runs = {block.role: block for block in blocks if block.role}
+            self.check_answer_keys(self.engine.questions)
+            self.check_card_proofs(blocks)
+            self.check_coverage(pages)
+            self.check_claims(claims, blocks)
+        finally:
+            self.checker.cancel()
         for block in blocks:
             if block.options.needs_gpu_record:
                 state = self.records.state(block)
@@ -290,19 +296,23 @@ class SiteBuild:
         return found
 
     # ------------------------------------------------------------------ claims in prose
-    def check_claims(self, pages: dict[str, str], blocks: list[Block]) -> None:
-        """Resolve every torch name and compute every inline value of the site; stop on any that fails."""
+    def scan_claims(self, pages: dict[str, str]) -> dict[str, PageClaims]:
+        """The torch names and inline values of every page (and the build's own), after ``collect``."""
         snippets = self.engine.docs_dir / "snippets"
         claims = {page: scan_page(page, text, snippets,
                                   [q for q in self.engine.questions if q.page == page],
                                   [d for d in self.engine.decks if d.page == page])
                   for page, text in pages.items() if page.endswith(".md")}
+        claims["(build)"] = PageClaims({}, values=[InlineValue("(build)", 0, BACKENDS_EXPR)])
+        return claims
+
+    def check_claims(self, claims: dict[str, PageClaims], blocks: list[Block]) -> None:
+        """Resolve every torch name and compute every inline value of the site; stop on any that fails."""
         printed: dict[str, list[str]] = {}
         for block in blocks:
             result = self.engine.result_for(block)
             if result is not None:
                 printed.setdefault(block.page, []).append(result.text())
-        claims["(build)"] = PageClaims({}, values=[InlineValue("(build)", 0, BACKENDS_EXPR)])
         problems = check_site(claims, self.checker, {p: "\n".join(t) for p, t in printed.items()})
         facts = self.site_facts()
         problems += [str(AuthoringError(page, line, f"`{{site}} {name}` is not a fact of the build",

@@ -113,6 +113,12 @@ BUILT_SITE_FIXTURES = {"built_site", "site_url"}       # these wait for SITE_BUI
 WHOLE_SITE_TIMEOUT_S = 2400
 
 
+def pytest_report_header(config):
+    """Say first, before the slow suites, how to run only the fast ones."""
+    return ["while writing: `make test-fast` runs the pure engine and authoring tests (seconds; no process "
+            "started), `make test-engine` every engine test without the site build (minutes)"]
+
+
 def pytest_collection_modifyitems(items):
     for item in items:
         whole_site = bool(WHOLE_SITE_FIXTURES & set(getattr(item, "fixturenames", ())))

@@ -22,7 +22,7 @@ from .cache import RunCache
 from .environment import block_environment, fingerprint
 from .errors import BlockFailed, BuildInterrupted, GuideError
 from .forkserver import DDP_PRELOAD, ForkServer
-from .launch import Job, LiveJobs, forks, forks_with_dynamo, run_job
+from .launch import Job, LiveJobs, forks, imports_dynamo, run_job
 from .progress import BuildProgress
 from .results import RunResult
 
@@ -157,9 +157,9 @@ class Engine:
         forkable = [b for b in blocks if forks(b.options)]
         warm = sum(map(_ranks, forkable)) >= 3 or (_FORKSERVER is not None and _FORKSERVER.running)
         forkserver = shared_forkserver(self.block_env, preload=warm) if forkable else None
-        # blocks that construct DDP, and single processes with no process group, fork from a server
-        # that has imported torch._dynamo too, when they have enough processes to pay for its start
-        ddp_keys = {b.key for b in forkable if forks_with_dynamo(b.files, b.options.launch)}
+        # blocks that import torch._dynamo themselves (DDP, or an optimizer in a single process) fork
+        # from a server that has imported it, when they have enough processes to pay for its start
+        ddp_keys = {b.key for b in forkable if imports_dynamo(b.files, b.options.launch)}
         ddp_ranks = sum(_ranks(b) for b in forkable if b.key in ddp_keys)
         ddp_warm = warm and (ddp_ranks >= 3 or (_DDP_FORKSERVER is not None and _DDP_FORKSERVER.running))
         ddp_server = shared_forkserver(self.block_env, ddp=True) if ddp_warm else None

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import re
 import os
 import shutil
 import socket
@@ -123,29 +122,11 @@ def torchrun_argv(options: BlockOptions, script_name: str, log_dir: Path, node: 
     return argv + list(options.args)
 
 
-#: a ``torch.optim`` optimizer's construction (``optim.SGD(``, ``torch.optim.AdamW(``)
-_OPTIMIZER = re.compile(rb"\boptim\.[A-Z]\w*\(")
-#: words of a program that may create a process group or start processes of its own
-_GROUP_OR_PROCESSES = re.compile(rb"torch\.distributed|init_process_group|init_device_mesh|multiprocessing|spawn")
-
-
 def constructs_ddp(files: dict[str, bytes]) -> bool:
     """Whether a block's code names ``DistributedDataParallel``: such a program imports
-    ``torch._dynamo`` itself when it first constructs one (see ``imports_dynamo``)."""
+    ``torch._dynamo`` itself when it first constructs one, so it may fork from the server that has
+    imported it already (``forkserver.DDP_PRELOAD``); no other block may."""
     return any(b"DistributedDataParallel" in code for code in files.values())
-
-
-def imports_dynamo(files: dict[str, bytes], launch: str) -> bool:
-    """Whether a block's program imports ``torch._dynamo`` itself, so it may fork from the server
-    that has imported it already (``forkserver.DDP_PRELOAD``: about a second per process saved here);
-    no other block may, since importing it before a process group exists changes what some programs
-    print. Two kinds: a program that constructs ``DistributedDataParallel``, and a single process
-    that constructs a ``torch.optim`` optimizer (its ``__init__`` imports it) and neither touches
-    ``torch.distributed`` nor starts processes."""
-    if constructs_ddp(files):
-        return True
-    code = b"\n".join(files.values())
-    return launch == "python" and bool(_OPTIMIZER.search(code)) and not _GROUP_OR_PROCESSES.search(code)
 
 
 def forks(options: BlockOptions) -> bool:

@@ -194,8 +194,12 @@ class ClaimChecker:
         self.values: dict[str, dict] = {}
         self.probed = 0
         self._probe: _Probe | None = None
+        self._loaded = False
 
     def _load(self) -> None:
+        if self._loaded:        # once per checker: start() and resolve() both ask
+            return
+        self._loaded = True
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (FileNotFoundError, ValueError):
@@ -231,15 +235,12 @@ class ClaimChecker:
     def resolve(self, names: set[str], expressions: set[str]) -> None:
         request = self._request(names, expressions)
         probe, self._probe = self._probe, None
+        if probe is not None and probe.request != request:   # started for other names: not this answer
+            probe.kill()
+            probe = None
         if request is None:
-            if probe is not None:
-                probe.kill()
             return
-        if probe is None or probe.request != request:
-            if probe is not None:
-                probe.kill()
-            probe = _Probe(self.python, request, self.env)
-        answer = probe.answer(timeout=300)
+        answer = (probe or _Probe(self.python, request, self.env)).answer(timeout=300)
         self.names.update(answer["names"])
         self.values.update(answer["values"])
         self.probed = len(answer["names"]) + len(answer["values"])

@@ -5,6 +5,7 @@ Fast: no block runs. test_engine_cache.py checks rank tabs through real torchrun
 
 from __future__ import annotations
 
+import json
 import textwrap
 from dataclasses import replace
 
@@ -13,7 +14,7 @@ import pytest
 from dpguide.render import MERGED_NOTE, MERGED_NOTE_WRITTEN, MERGED_TAB, anchor_base, code_box, \
     command_line, failure_note, indent, output_boxes, output_tabs, page_anchors, provenance, \
     replace_blocks, run_section, skipped_section, source_block
-from dpguide.results import FORKED_PYTHON, FORKED_TORCHRUN
+from dpguide.results import FORKED_PYTHON, FORKED_TORCHRUN, RunResult
 from unit_blocks import block_of, gap, line, result_of
 
 pytestmark = pytest.mark.unit   # pure: `make test-fast` runs it; starting a process fails it (conftest.py)
@@ -149,6 +150,13 @@ def test_provenance_states_every_fact_of_the_run_escaped():
     assert text == ('<p class="dpg-provenance">Real run, 2026-12-04 01:02:03 UTC · torch 2.13.0 · Python 3.12.3 on '
                     'CPU (x86_64 &lt;2 cores&gt;) · torchrun, 2 processes · process-group backends in this torch: '
                     'gloo, mpi · 3.46 s</p>')
+
+
+def test_provenance_is_the_same_for_a_fresh_result_and_the_same_result_read_back_from_the_cache():
+    block = block_of("", "print(1)")
+    fresh = result_of([], launch="python", duration=0.19496)     # "0.19" unrounded, "0.20" from 0.195
+    cached = RunResult.from_json(json.loads(json.dumps(fresh.to_json())))
+    assert provenance(block, fresh) == provenance(block, cached)
 
 
 def test_provenance_of_a_simulated_multi_node_run_and_a_gpu_run():

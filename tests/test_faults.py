@@ -293,6 +293,7 @@ def test_a_python_block_that_fails_skips_the_teardown_and_keeps_its_traceback_an
         import sys
         import torch.distributed as dist
         dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+        dist.barrier()  # a gloo worker thread names itself when it first runs: after this, it has
         print("before")
         {fail}
         ```

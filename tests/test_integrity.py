@@ -458,7 +458,14 @@ def test_a_build_leaves_no_scratch_or_socket_folder_behind(tmp_path):
         ```python
         --8<-- "t.py"
         ```
-    """}, {"t.py": "#| run: torchrun --standalone --nproc-per-node=2 t.py\nprint('t')\n"})
+
+        ```python
+        --8<-- "d.py"
+        ```
+    """}, {"t.py": "#| run: torchrun --standalone --nproc-per-node=2 t.py\nprint('t')\n",
+           # names DDP, so its ranks fork from the server that has imported torch._dynamo too,
+           # whose import makes an inductor cache folder (by default under the temp dir)
+           "d.py": "#| run: torchrun --standalone --nproc-per-node=3 d.py\nprint('DistributedDataParallel')\n"})
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "TMPDIR": str(tmp)}

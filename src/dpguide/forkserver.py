@@ -395,6 +395,10 @@ class ForkServer:
             src = str(Path(__file__).resolve().parents[1])
             env = {**self.env, **guardian.marker_env()}  # its forked blocks show this marker too
             env["PYTHONPATH"] = src
+            # importing torch._dynamo makes inductor's cache folder (by default $TMPDIR/torchinductor_<user>,
+            # left behind): the server's goes in its own folder, removed with it. A forked block gets its
+            # own environment back, so what it compiles is cached where `python FILE` would cache it.
+            env["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(self._dir, "inductor")
             self._proc = subprocess.Popen(
                 [sys.executable, "-m", "dpguide.forkserver", self._socket, str(os.getpid())]
                 + ([] if self.preload else ["--bare"]) + [f"--also={name}" for name in self.also],

@@ -168,3 +168,13 @@ def test_a_rank_that_printed_nothing_still_has_its_tab_saying_so(project):
     rendered = "\n".join(output_tabs(engine.result_for(block), ranks=2))
     assert '=== "rank 1"\n\n    *This rank printed nothing.*' in rendered
     assert rendered.index('=== "rank 0"') < rendered.index('=== "rank 1"') < rendered.index(MERGED_TAB)
+
+
+def test_a_cold_build_starts_the_block_that_sleeps_first(project):
+    # one slot: blocks run one by one in the engine's order, so the order they finish in is that order
+    project.page("lesson.md", "\n\n".join(
+        ["# L"] + [f"```python\nprint('quick {n}')\n```" for n in range(3)]
+        + ["```python\nimport time\ntime.sleep(0.5)\nprint('slept')\n```"]))
+    cold = project.engine(slots=1)
+    cold.run(cold.collect())
+    assert [stat.label for stat in cold.stats][0] == "lesson.md:15"   # the last block, guessed longest

@@ -386,11 +386,13 @@ def test_the_merged_stream_of_forked_ranks_is_in_the_order_of_writing_within_one
     assert [line.t for line in result.lines] == sorted(line.t for line in result.lines)
 
 
-def test_only_blocks_that_construct_ddp_find_what_ddp_imports_already_imported(project):
-    # a DDP block would import torch._dynamo at its first DDP(); any other block must not find it
-    # imported (it changes what some programs print), and neither may a block run fresh
-    report = ('import sys\n'
-              'print("torch._dynamo" in sys.modules, "torch.distributed.nn" in sys.modules)\n')
+def test_only_ddp_blocks_and_single_processes_without_a_group_find_dynamo_already_imported(project):
+    # a DDP block imports torch._dynamo at its first DDP(), a single process at its first optimizer;
+    # any other block must not find it imported (it changes what some programs with a process group
+    # print), and neither may a block run fresh
+    report = ('import sys\n'   # spelt in two strings, which the engine would read as touching torch.distributed
+              'print("torch._dynamo" in sys.modules, "torch." "distributed.nn" in sys.modules)\n')
+    optimizer = "import torch\nopt = torch.optim.SGD(torch.nn.Linear(2, 1).parameters(), lr=0.1)\n"
     engine, blocks = run_page(project, '''
         ```python
         --8<-- "ddp_block.py"
@@ -403,14 +405,26 @@ def test_only_blocks_that_construct_ddp_find_what_ddp_imports_already_imported(p
         ```python fresh="true"
         --8<-- "ddp_block.py"
         ```
+
+        ```python
+        --8<-- "optimizer_block.py"
+        ```
+
+        ```python
+        --8<-- "optimizer_with_group.py"
+        ```
     ''', {"ddp_block.py": "#| run: torchrun --standalone --nproc-per-node=3 ddp_block.py\n"
                            "from torch.nn.parallel import DistributedDataParallel  # noqa: F401\n" + report,
-          "plain_block.py": "#| run: torchrun --standalone --nproc-per-node=3 plain_block.py\n" + report})
+          "plain_block.py": "#| run: torchrun --standalone --nproc-per-node=3 plain_block.py\n" + report,
+          "optimizer_block.py": report + optimizer,
+          "optimizer_with_group.py": report + optimizer + "import torch.distributed  # noqa: F401\n"})
     assert not engine.failures, engine.failures
-    ddp, plain, fresh = (engine.result_for(b) for b in blocks)   # 3 ranks each: the warm servers start
+    ddp, plain, fresh, single, grouped = (engine.result_for(b) for b in blocks)   # 3 ranks: the servers start
     assert ddp.forked and {ddp.text(f"rank {r}") for r in range(3)} == {"True True"}
     assert plain.forked and {plain.text(f"rank {r}") for r in range(3)} == {"False False"}
     assert not fresh.forked and {fresh.text(f"rank {r}") for r in range(3)} == {"False False"}
+    assert single.forked and single.text() == "True True"
+    assert grouped.forked and grouped.text() == "False False"
 
 
 def test_torch_s_own_logger_in_a_forked_rank_writes_to_the_rank_s_stamped_stderr(project):

@@ -22,7 +22,7 @@ from .cache import RunCache
 from .environment import block_environment, fingerprint
 from .errors import BlockFailed, BuildInterrupted, GuideError
 from .forkserver import DDP_PRELOAD, ForkServer
-from .launch import Job, LiveJobs, constructs_ddp, forks, run_job
+from .launch import Job, LiveJobs, forks, forks_with_dynamo, run_job
 from .progress import BuildProgress
 from .results import RunResult
 
@@ -148,8 +148,8 @@ class Engine:
 
     def _run_parallel(self, blocks: list[Block], cached: int) -> None:
         timings = self.cache.timings()
-        # longest first (known timings), torchrun before python when unknown
-        blocks.sort(key=lambda b: -timings.get(b.identity, 6.0 * _ranks(b) if b.options.launch == "torchrun" else 1.0))
+        # longest first: known timings, else a guess from the code (a cold build)
+        blocks.sort(key=lambda b: -timings.get(b.identity, guessed_seconds(b)))
         slots = WeightedSlots(self.slots)
         # the warm server costs one torch import (about a second here): worth it from a few processes
         # on (a torchrun block's ranks fork from it too); one or two python blocks (an edited
@@ -157,9 +157,9 @@ class Engine:
         forkable = [b for b in blocks if forks(b.options)]
         warm = sum(map(_ranks, forkable)) >= 3 or (_FORKSERVER is not None and _FORKSERVER.running)
         forkserver = shared_forkserver(self.block_env, preload=warm) if forkable else None
-        # blocks that construct DDP fork from a server that has imported what DDP() imports, when
-        # they have enough processes to pay for its start
-        ddp_keys = {b.key for b in forkable if constructs_ddp(b.files)}
+        # blocks that construct DDP, and single processes with no process group, fork from a server
+        # that has imported torch._dynamo too, when they have enough processes to pay for its start
+        ddp_keys = {b.key for b in forkable if forks_with_dynamo(b.files, b.options.launch)}
         ddp_ranks = sum(_ranks(b) for b in forkable if b.key in ddp_keys)
         ddp_warm = warm and (ddp_ranks >= 3 or (_DDP_FORKSERVER is not None and _DDP_FORKSERVER.running))
         ddp_server = shared_forkserver(self.block_env, ddp=True) if ddp_warm else None
@@ -257,6 +257,24 @@ class Engine:
 
 def _ranks(block: Block) -> int:
     return (block.options.nproc or 1) * block.options.nnodes if block.options.launch == "torchrun" else 1
+
+
+#: ``time.sleep(10)``: seconds a program waits on purpose
+_SLEEP = re.compile(rb"\bsleep\(\s*(\d+(?:\.\d+)?)\s*\)")
+#: a fresh interpreter the program starts itself (which imports torch again: seconds here)
+_FRESH_INTERPRETER = re.compile(rb"sys\.executable|\bspawn\(|get_context\(\s*[\'\"]spawn|torch\.distributed\.run")
+
+
+def guessed_seconds(block: Block) -> float:
+    """A guess of a block's run time when the cache has none, for the order of a cold build only
+    (longest first, so a long block does not start last and hold the build up alone): a torchrun job
+    more than a single process, plus the seconds the code sleeps and a few for each interpreter it
+    starts itself, at most the block's timeout."""
+    code = b"\n".join(block.files.values())
+    guess = 6.0 * _ranks(block) if block.options.launch == "torchrun" else 1.0
+    guess += sum(float(seconds) for seconds in _SLEEP.findall(code))
+    guess += 3.0 * len(_FRESH_INTERPRETER.findall(code))
+    return min(guess, block.options.timeout)
 
 
 def _weight(block: Block) -> int:

@@ -44,9 +44,10 @@ from pathlib import Path
 #: imported once by the warm server, so no forked process pays for them
 PRELOAD = ("torch", "torch.nn", "torch.distributed", "torch.utils.data", "numpy")
 #: imported besides by the server that forks the processes of blocks that construct
-#: ``DistributedDataParallel``: its first construction in a process imports ``torch._dynamo`` (about
-#: a second here; it brings ``torch.distributed.nn`` with it, imported before any group exists).
-#: Other blocks never get it: importing it changes what some programs print (a C++ warning of
+#: ``DistributedDataParallel`` (its first construction in a process imports ``torch._dynamo``: about
+#: a second here; it brings ``torch.distributed.nn`` with it, imported before any group exists) and
+#: of single processes that have no process group (``launch.forks_with_dynamo``). Other blocks never
+#: get it: importing it changes what some programs with a group print (a C++ warning of
 #: ``ProcessGroup::hasHooks`` appears in one of this site's examples)
 DDP_PRELOAD = ("torch._dynamo",)
 

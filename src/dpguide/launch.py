@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
 import os
 import shutil
 import socket
@@ -122,11 +123,27 @@ def torchrun_argv(options: BlockOptions, script_name: str, log_dir: Path, node: 
     return argv + list(options.args)
 
 
+#: words of a program that may create a process group or start processes of its own
+_GROUP_OR_PROCESSES = re.compile(rb"torch\.distributed|init_process_group|init_device_mesh|multiprocessing|spawn")
+
+
 def constructs_ddp(files: dict[str, bytes]) -> bool:
     """Whether a block's code names ``DistributedDataParallel``: such a program imports
-    ``torch._dynamo`` itself when it first constructs one, so it may fork from the server that has
-    imported it already (``forkserver.DDP_PRELOAD``); no other block may."""
+    ``torch._dynamo`` itself when it first constructs one (see ``forks_with_dynamo``)."""
     return any(b"DistributedDataParallel" in code for code in files.values())
+
+
+def forks_with_dynamo(files: dict[str, bytes], launch: str) -> bool:
+    """Whether a block may fork from the server that has imported ``torch._dynamo`` too
+    (``forkserver.DDP_PRELOAD``): a second or more saved per process here. Two kinds: a program that
+    constructs ``DistributedDataParallel`` (its first construction imports it), and a single process
+    that neither touches ``torch.distributed`` nor starts processes, where no process group exists
+    whose messages the import could change; many of those import it anyway (an optimizer's
+    ``__init__``, the first operation on a meta tensor). Any other block must not find it imported:
+    it changes what some programs with a process group print."""
+    if constructs_ddp(files):
+        return True
+    return launch == "python" and not _GROUP_OR_PROCESSES.search(b"\n".join(files.values()))
 
 
 def forks(options: BlockOptions) -> bool:

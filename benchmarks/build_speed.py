@@ -213,8 +213,9 @@ def bare_command(block) -> list[str]:
     return head + words[1:]
 
 
-def time_bare(block, scratch: Path, env: dict[str, str]) -> float:
-    """Seconds for the reader's own command, run in a fresh copy of the block's files."""
+def time_bare(block, scratch: Path, env: dict[str, str]) -> float | None:
+    """Seconds for the reader's own command, run in a fresh copy of the block's files; None (noted in
+    the log) if it failed twice, and the caller leaves the block out of both sums."""
     from dpguide.launch import Job, prepare_scratch
 
     job = Job(block.key, block.label, block.files, block.script, block.options)
@@ -226,17 +227,24 @@ def time_bare(block, scratch: Path, env: dict[str, str]) -> float:
         # processes skip that teardown. One failure is noted, and the command is run again.
         last = str(failed).strip().splitlines()[-1]
         print(f"  {block.label}: the bare command failed once, run again ({last})", flush=True)
-    return timed(bare_command(block), (prepare_scratch(job, scratch) / block.script).parent, env)
+    try:
+        return timed(bare_command(block), (prepare_scratch(job, scratch) / block.script).parent, env)
+    except BenchmarkFailed as failed:
+        last = str(failed).strip().splitlines()[-1]
+        print(f"  {block.label}: the bare command failed twice, left out of both sums ({last})", flush=True)
+        return None
 
 
-def python_overhead(engine, blocks, scratch: Path) -> tuple[float, float]:
-    """(engine, bare python) seconds summed over ``blocks``, each block printed."""
+def python_overhead(engine, blocks, scratch: Path) -> tuple[float, float, int]:
+    """(engine, bare python) seconds summed over the ``blocks`` whose bare command ran, and how
+    many those were; each block printed."""
     from dpguide.engine import shared_forkserver
     from dpguide.launch import Job, run_job
 
     server = shared_forkserver(engine.block_env)
     server.ensure_started()
     engine_total = bare_total = 0.0
+    counted = 0
     try:
         for block in blocks:
             job = Job(block.key, block.label, block.files, block.script, block.options)
@@ -247,24 +255,28 @@ def python_overhead(engine, blocks, scratch: Path) -> tuple[float, float]:
                 raise BenchmarkFailed(f"{block.label}: the engine's run failed ({result.failure_summary()}):\n"
                                       f"{result.tail()}")
             bare = time_bare(block, scratch, engine.block_env)
-            engine_total += ours
-            bare_total += bare
+            if bare is None:
+                continue
+            engine_total, bare_total, counted = engine_total + ours, bare_total + bare, counted + 1
             print(f"  {block.label:<70} engine {ours:6.3f} s   bare python {bare:6.3f} s", flush=True)
     finally:
         server.close()
-    return engine_total, bare_total
+    return engine_total, bare_total, counted
 
 
-def torchrun_overhead(blocks, cold_seconds: dict, env: dict, scratch: Path) -> tuple[float, float]:
-    """(engine in the cold build, bare torchrun) seconds summed over ``blocks``, each block printed."""
+def torchrun_overhead(blocks, cold_seconds: dict, env: dict, scratch: Path) -> tuple[float, float, int]:
+    """(engine in the cold build, bare torchrun) seconds summed over the ``blocks`` whose bare command
+    ran, and how many those were; each block printed."""
     engine_total = bare_total = 0.0
+    counted = 0
     for block in blocks:
         bare = time_bare(block, scratch, env)
-        engine_total += cold_seconds[block.key]
-        bare_total += bare
+        if bare is None:
+            continue
+        engine_total, bare_total, counted = engine_total + cold_seconds[block.key], bare_total + bare, counted + 1
         print(f"  {block.label:<70} engine {cold_seconds[block.key]:6.2f} s   bare torchrun {bare:6.2f} s",
               flush=True)
-    return engine_total, bare_total
+    return engine_total, bare_total, counted
 
 
 # ---------------------------------------------------------------------- markdown-exec (row 7)
@@ -371,8 +383,8 @@ def per_block(bench: Bench, engine, tmp: Path, limit: int | None = None) -> None
     """Row 6 for single-process blocks: the engine (warm fork server) against bare python."""
     blocks = baseline_blocks(engine.collect(), "python")[:limit]
     print(f"\nper-block overhead, {len(blocks)} single-process blocks (engine from a warm server vs bare python):")
-    engine_total, bare_total = python_overhead(engine, blocks, tmp / "bare")
-    bench.add(f"6 {len(blocks)} single-process blocks, engine (sum)", engine_total, "engine")
+    engine_total, bare_total, counted = python_overhead(engine, blocks, tmp / "bare")
+    bench.add(f"6 {counted} single-process blocks, engine (sum)", engine_total, "engine")
     bench.add("6 the same blocks, bare python loop (sum)", bare_total, "bare")
 
 
@@ -385,8 +397,10 @@ def torchrun_rows(bench: Bench, blocks, cold_seconds: dict, env: dict, tmp: Path
                        if b.key in cold_seconds and b.options.nnodes == 1 and not b.options.fresh][:limit]
     if not torchrun_blocks:
         raise BenchmarkFailed("no torchrun block to time against bare torchrun")
-    engine_total, bare_total = torchrun_overhead(torchrun_blocks, cold_seconds, env, tmp / "bare")
-    bench.add(f"6 {len(torchrun_blocks)} torchrun blocks, engine in the cold build (sum)", engine_total,
+    engine_total, bare_total, counted = torchrun_overhead(torchrun_blocks, cold_seconds, env, tmp / "bare")
+    if not counted:
+        raise BenchmarkFailed("no torchrun block's bare command ran: nothing to compare")
+    bench.add(f"6 {counted} torchrun blocks, engine in the cold build (sum)", engine_total,
               "trengine")
     bench.add("6 the same blocks, bare torchrun loop (sum)", bare_total, "trbare")
 

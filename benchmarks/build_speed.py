@@ -219,20 +219,16 @@ def time_bare(block, scratch: Path, env: dict[str, str]) -> float | None:
     from dpguide.launch import Job, prepare_scratch
 
     job = Job(block.key, block.label, block.files, block.script, block.options)
-    try:
-        return timed(bare_command(block), (prepare_scratch(job, scratch) / block.script).parent, env)
-    except BenchmarkFailed as failed:
-        # the reader's command goes through Python's whole exit, where a live gloo worker thread can
-        # abort a rank now and then (Learn > Debugging > Ending a script cleanly); the engine's
-        # processes skip that teardown. One failure is noted, and the command is run again.
-        last = str(failed).strip().splitlines()[-1]
-        print(f"  {block.label}: the bare command failed once, run again ({last})", flush=True)
-    try:
-        return timed(bare_command(block), (prepare_scratch(job, scratch) / block.script).parent, env)
-    except BenchmarkFailed as failed:
-        last = str(failed).strip().splitlines()[-1]
-        print(f"  {block.label}: the bare command failed twice, left out of both sums ({last})", flush=True)
-        return None
+    # the reader's command goes through Python's whole exit, where a live gloo worker thread can abort
+    # a rank now and then (Learn > Debugging > Ending a script cleanly); the engine's processes skip
+    # that teardown. A failure is noted and the command run again; a second one leaves the block out.
+    for outcome in ("once, run again", "twice, left out of both sums"):
+        try:
+            return timed(bare_command(block), (prepare_scratch(job, scratch) / block.script).parent, env)
+        except BenchmarkFailed as failed:
+            last = str(failed).strip().splitlines()[-1]
+            print(f"  {block.label}: the bare command failed {outcome} ({last})", flush=True)
+    return None
 
 
 def python_overhead(engine, blocks, scratch: Path) -> tuple[float, float, int]:

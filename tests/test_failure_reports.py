@@ -50,6 +50,46 @@ def test_the_report_does_not_repeat_an_error_the_merged_tail_already_shows():
     assert "own last stderr lines" not in text and "rank 0 printed nothing" not in text
 
 
+#: what torchrun printed in a CI build where rank 1 could not connect to rank 0 while creating the group
+#: (the text of that report; rank 0's line here is what a rank killed by a signal gets)
+UNCONNECTED = ["Failures:", "[1]:", "  rank      : 0 (local_rank: 0)", "  exitcode  : -9 (pid: 8)",
+               "Root Cause (first observed failure):", "[0]:", "  rank      : 1 (local_rank: 1)",
+               "  exitcode  : 1 (pid: 9)"]
+CONNECT_TRACEBACK = ["Traceback (most recent call last):",
+                     '  File "<site-packages>/torch/distributed/distributed_c10d.py", line 2169, in '
+                     "_new_process_group_helper",
+                     "RuntimeError: Gloo connectFullMesh failed with [pair.cc:553] Connection closed by peer "
+                     "[127.0.0.1]:35977. This is typically caused by a remote worker crashing."]
+
+
+def unconnected(rank_0_lines=()) -> list:
+    lines = [line("rank 1", text, "stderr") for text in CONNECT_TRACEBACK]
+    lines += [line("rank 0", text, "stderr") for text in rank_0_lines]
+    lines += [line("torchrun", f"torchrun line {i}", "stderr") for i in range(20)]   # past the merged tail
+    return lines + [line("torchrun", text, "stderr") for text in UNCONNECTED]
+
+
+def test_the_report_shows_every_other_failed_rank_and_how_it_ended():
+    text = report(result_of(unconnected(), returncode=1))
+    assert "rank 1's own last stderr lines:" in text and "Connection closed by peer" in text
+    assert "rank 0 also failed, exit code -9 (SIGKILL), and printed nothing on stderr" in text
+    text = report(result_of(unconnected(["rank 0's own reason"]), returncode=1))
+    assert "rank 0 also failed, exit code -9 (SIGKILL); its own last stderr lines:\n    rank 0's own reason" in text
+
+
+def test_a_group_that_could_not_connect_is_a_known_flake_only_if_nothing_else_raised():
+    from dpguide.engine import _known_flake
+
+    result = result_of(unconnected(), returncode=1)
+    assert result.connect_flake_sources() == ["rank 1"]
+    assert "could not connect to its peers" in _known_flake(result)
+    # a rank that raised first is the program's own failure, whatever its peers say after it
+    raised = result_of(unconnected(["Traceback (most recent call last):", "ValueError: bad batch"]),
+                       returncode=1)
+    assert raised.connect_flake_sources() == [] and _known_flake(raised) is None
+    assert result_of(unconnected(), returncode=0).connect_flake_sources() == []
+
+
 def note(rank: int, threads: int, teardown: bool = True, group_alive: bool = False, attempt: int = 0) -> dict:
     return {"rank": rank, "attempt": attempt, "gloo_threads": ["pt_gloo_runloop"] * threads,
             "group_alive": group_alive, "teardown": teardown}

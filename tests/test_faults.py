@@ -197,6 +197,49 @@ def test_an_abort_every_time_still_fails_the_build(project):
         engine.run([block])
 
 
+UNCONNECTED = '''
+    #| run: torchrun --standalone --nproc-per-node=2 unconnected.py
+    import os
+    import torch.distributed as dist
+    marker = "{marker}"
+    if int(os.environ["RANK"]) == 1 and ({always} or not os.path.exists(marker)):
+        open(marker, "w").close()
+        # gloo's rare failure, as a CI build reported it (test_failure_reports.py)
+        raise RuntimeError("Gloo connectFullMesh failed with [pair.cc:553] Connection closed by peer")
+    dist.init_process_group("gloo")
+    print(f"rank {{dist.get_rank()}} connected")
+    dist.barrier()
+    dist.destroy_process_group()
+'''
+
+
+def unconnected_block(project, always: bool):
+    code = UNCONNECTED.replace("{marker}", str(project.root / "once")).replace("{always}", str(always))
+    project.snippet("unconnected.py", code.replace("{{", "{").replace("}}", "}"))
+    project.page("f.md", '```python timeout="60"\n--8<-- "unconnected.py"\n```\n')
+
+
+def test_a_group_that_could_not_connect_is_retried_once_and_the_retry_is_logged(project):
+    log = []
+    unconnected_block(project, always=False)
+    engine = project.engine(log=log.append)
+    [block] = engine.collect()
+    engine.run([block])
+    assert engine.result_for(block).succeeded
+    assert "rank 1 connected" in engine.result_for(block).text()
+    assert any("RETRY f.md:1" in m and "rank 1 could not connect to its peers" in m for m in log)
+    assert engine.retried == [block.label]
+
+
+def test_a_group_that_never_connects_still_fails_the_build(project):
+    unconnected_block(project, always=True)
+    engine = project.engine()
+    [block] = engine.collect()
+    with pytest.raises(BlockFailed, match="Gloo connectFullMesh failed"):
+        engine.run([block])
+    assert engine.retried == [block.label]   # tried twice, then reported
+
+
 def test_a_python_exception_is_never_retried(project):
     log = []
     project.page("f.md", '```python\nraise RuntimeError("deterministic")\n```\n')

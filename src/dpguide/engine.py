@@ -181,12 +181,11 @@ class Engine:
                 job = Job(block.key, block.label, block.files, block.script, block.options)
                 server = ddp_server if ddp_server is not None and block.key in ddp_keys else forkserver
                 result = run_job(job, self.scratch_root, self.block_env, server, self.live)
-                aborted = [] if block.options.expect_fail else result.exit_abort_ranks()
-                if aborted and not self.live.stopping.is_set():
-                    # the known teardown flake; one retry, said loudly; a second abort fails the block
-                    say(f"[dpguide] RETRY {block.label}: {', '.join(aborted)} aborted at exit "
-                             "('terminate called without an active exception', SIGABRT) after its output; "
-                             "running it once more")
+                flake = None if block.options.expect_fail or block.options.outcome_any else _known_flake(result)
+                if flake and not self.live.stopping.is_set():
+                    # a known flake of torch on this machine; one retry, said loudly; a second failure
+                    # fails the block with its own report
+                    say(f"[dpguide] RETRY {block.label}: {flake}; running it once more")
                     retried.append(block.label)
                     result = run_job(job, self.scratch_root, self.block_env, server, self.live)
             finally:
@@ -236,8 +235,8 @@ class Engine:
         self.log(f"[dpguide] ran {len(blocks)} block(s) in {time.monotonic() - started:.1f}s, {cached} cached; "
                  "slowest: " + ", ".join(f"{s.label} {s.seconds:.1f}s" for s in slowest))
         if retried:
-            self.log(f"[dpguide] {len(retried)} block(s) passed only on a retry after an exit abort: "
-                     + ", ".join(retried))
+            self.log(f"[dpguide] {len(retried)} block(s) ran twice after a known flake of torch "
+                     "(an exit abort, or gloo failing to connect its ranks): " + ", ".join(retried))
         self.retried = retried
         if failures:
             raise BlockFailed(f"{len(failures)} block(s) failed", "\n\n".join(failures))
@@ -287,15 +286,51 @@ def _weight(block: Block) -> int:
     return (_ranks(block) + 1) // 2 if block.options.launch == "torchrun" else 1
 
 
+def _known_flake(result: RunResult) -> str | None:
+    """Why a failed run is worth one more try, or None: only the two failures of torch itself that
+    this machine shows now and then, whatever the program does (the Contribute page lists both)."""
+    aborted = result.exit_abort_ranks()
+    if aborted:
+        return (f"{', '.join(aborted)} aborted at exit ('terminate called without an active exception', "
+                "SIGABRT) after its output")
+    unconnected = result.connect_flake_sources()
+    if unconnected:
+        return (f"{', '.join(unconnected)} could not connect to its peers while creating the process "
+                "group ('Gloo connectFullMesh failed'), and no process raised anything else")
+    return None
+
+
 def _first_failure(result: RunResult) -> str:
     """The failing process's own last error lines, for a report (empty when nothing failed)."""
     found = result.first_failure_output()
+    cause = result.root_cause()
+    others = _other_failed_ranks(result, f"rank {cause['rank']}" if cause else "")
     if found is None:
-        return ""
+        return others
     who, lines = found
     if not lines:
-        return f"\n  {who} printed nothing on stderr"
-    return f"\n  {who}'s own last stderr lines:\n" + _indent("\n".join(lines), "    ")
+        report = f"\n  {who} printed nothing on stderr"
+    else:
+        report = f"\n  {who}'s own last stderr lines:\n" + _indent("\n".join(lines), "    ")
+    return report + others
+
+
+def _other_failed_ranks(result: RunResult, shown: str) -> str:
+    """How every other rank torchrun lists as failed ended, and its own last error lines: the rank
+    that failed first in torchrun's eyes is not always the one that broke the run (a rank killed by a
+    signal writes no error file, so a peer that raised a second later is named the root cause)."""
+    report = ""
+    for failed in result.failed_ranks():
+        who = f"rank {failed['rank']}"
+        if shown == who or shown.startswith(who + " "):
+            continue
+        how = f"exit code {failed['exitcode']}" + (f" ({failed['signal']})" if failed["signal"] else "")
+        mine = [s for s in result.sources() if s == who or s.startswith(who + " ")]
+        own = [line.text for line in result.lines
+               if mine and line.source == mine[-1] and line.stream == "stderr"][-6:]
+        report += (f"\n  {who} also failed, {how}; its own last stderr lines:\n" + _indent("\n".join(own), "    ")
+                   if own else f"\n  {who} also failed, {how}, and printed nothing on stderr")
+    return report
 
 
 def check_outcome(block: Block, result: RunResult) -> None:

@@ -17,6 +17,8 @@ TAIL_LINES = 15
 
 _PREFIX = re.compile(r"^\[rank\d+\]:\s?")
 _EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure|Timeout))(?::\s?(.*))?$")
+#: how gloo's RuntimeError begins when a rank cannot set up its connections to the others
+CONNECT_FLAKE = "Gloo connectFullMesh failed with"
 _ROOT_RANK = re.compile(r"rank\s*:\s*(\d+)\s*\(local_rank:\s*(\d+)\)\s*\n\s*exitcode\s*:\s*(-?\d+)")
 
 
@@ -122,6 +124,37 @@ class RunResult:
         code = int(match[3])
         return {"rank": int(match[1]), "local_rank": int(match[2]), "exitcode": code,
                 "signal": signal_name(code)}
+
+    def failed_ranks(self) -> list[dict]:
+        """Every rank torchrun's last failure summary lists (root cause first): rank, exit code, signal."""
+        launcher = self.text(LAUNCHER)
+        start = launcher.rfind("Failures:")
+        if start < 0:
+            return []
+        found: dict[int, dict] = {}
+        cause = self.root_cause()
+        if cause:
+            found[cause["rank"]] = {"rank": cause["rank"], "exitcode": cause["exitcode"], "signal": cause["signal"]}
+        for match in _ROOT_RANK.finditer(launcher, start):
+            code = int(match[3])
+            found.setdefault(int(match[1]), {"rank": int(match[1]), "exitcode": code, "signal": signal_name(code)})
+        return list(found.values())
+
+    def connect_flake_sources(self) -> list[str]:
+        """Sources whose process group failed to connect to its peers ("Gloo connectFullMesh failed"),
+        when no process raised anything else: gloo's rare failure to set up its connections on one
+        busy machine (PyTorch's own gloo tests have hit it), not the program's fault. Empty when any
+        process raised another exception (a rank that fails before the group exists leaves its peers
+        unable to connect: that is the program's own failure)."""
+        if self.ended != "exited" or self.returncode == 0:
+            return []
+        flaky, other = [], False
+        for source, kind, message in self.exceptions():
+            if kind == "RuntimeError" and message.startswith(CONNECT_FLAKE):
+                flaky.append(source)
+            else:
+                other = True
+        return [] if other else flaky
 
     def exit_abort_ranks(self) -> list[str]:
         """Sources that died of SIGABRT right after C++ printed 'terminate called without an active

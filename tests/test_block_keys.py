@@ -77,6 +77,24 @@ def test_an_imported_helper_is_in_the_key_of_its_importer(snippets):
     assert after.key != before.key and after.code == before.code and set(after.deps) == {"topic/helper.py"}
 
 
+@pytest.mark.parametrize("imports", ["import os, helper", "from helper import VALUE", "import os, \\\n    helper",
+                                     "x = 1; import helper as h", "from pkg.inner import VALUE"])
+def test_every_way_of_importing_a_helper_finds_it_without_a_parse_of_every_snippet(snippets, imports):
+    # local_imports reads a snippet's import lines before parsing it (most snippets import no snippet
+    # file); every spelling of an import must still put the helper in the key
+    from dpguide import snippet_files
+
+    (snippets / "topic" / "pkg").mkdir()
+    (snippets / "topic" / "pkg" / "__init__.py").write_text("")
+    (snippets / "topic" / "pkg" / "inner.py").write_text("VALUE = 3\n")
+    (snippets / "topic" / "user.py").write_text(imports + "\nprint('helper is named in a comment: helper')\n")
+    snippet_files._local_imports_cached.cache_clear()
+    deps = set(snippet_files.local_imports(snippets, "topic/user.py"))
+    assert deps == ({"topic/pkg/inner.py"} if "pkg" in imports else {"topic/helper.py"})
+    (snippets / "topic" / "mentions.py").write_text("print('helper')  # names helper, imports nothing\n")
+    assert snippet_files.local_imports(snippets, "topic/mentions.py") == {}
+
+
 def test_a_snippet_that_imports_the_engine_has_the_engine_s_sources_in_its_key(snippets, monkeypatch):
     # the Contribute page's examples run the engine and print its messages: they change with its code
     from dpguide import snippet_files

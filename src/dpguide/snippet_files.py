@@ -135,14 +135,43 @@ def local_imports(snippets_dir: Path, relpath: str) -> dict[str, str]:
     Memoised on the stamps of every .py file that an import can reach (the snippet's folder and
     the folders below it): a build asks twice per block (run, then render).
     """
-    stamps = tuple(sorted((p.as_posix(), st.st_mtime_ns, st.st_size)
-                          for p in (snippets_dir / relpath).parent.rglob("*.py") for st in [p.stat()]))
+    folder = (snippets_dir / relpath).parent
+    stamps = _folder_stamps(folder)
+    if not _import_words((snippets_dir / relpath).read_text(encoding="utf-8")) & _importable_names(folder, stamps):
+        return {}   # most snippets: no name that could import a snippet file, so no parse on every build
     return dict(_local_imports_cached(str(snippets_dir), relpath, stamps))
+
+
+def _folder_stamps(folder: Path) -> tuple:
+    """(path, mtime, size) of every .py file in ``folder`` and below: what an import can reach."""
+    return tuple(sorted((p.as_posix(), st.st_mtime_ns, st.st_size) for p in folder.rglob("*.py") for st in [p.stat()]))
+
+
+def _importable_names(folder: Path, stamps: tuple) -> set[str]:
+    """The first part of every module name an import in ``folder`` could resolve to a snippet file
+    (``helper`` for helper.py, ``pkg`` for pkg/x.py), and the engine's package."""
+    names = {ENGINE_PACKAGE}
+    for path, _, _ in stamps:
+        first = Path(path).relative_to(folder).parts[0]
+        names.add(first[:-3] if first.endswith(".py") else first)
+    return names
 
 
 @functools.lru_cache(maxsize=1024)
 def _local_imports_cached(snippets_dir: str, relpath: str, stamps: tuple) -> tuple:
     return tuple(sorted(_local_imports(Path(snippets_dir), relpath, set()).items()))
+
+
+def _import_words(text: str) -> set[str]:
+    """Every word on a line that holds ``import`` (or continues one with a backslash): a superset of
+    the module names the code imports, read without parsing it."""
+    words: set[str] = set()
+    continued = False
+    for line in text.splitlines():
+        if continued or "import" in line:
+            words.update(re.findall(r"[A-Za-z_]\w*", line))
+        continued = line.rstrip().endswith("\\")
+    return words
 
 
 def _local_imports(snippets_dir: Path, relpath: str, seen: set[str]) -> dict[str, str]:

@@ -65,7 +65,9 @@ def harness(tmp_path_factory):
 
 
 def open_study(page, url, at=START):
-    page.clock.install(time=at)
+    # installed a minute early: an installed clock runs, and pause_at() refuses a time it has passed
+    # (a loaded CI machine took longer than that between the two calls once)
+    page.clock.install(time=at - datetime.timedelta(minutes=1))
     page.clock.pause_at(at)
     page.goto(url)
     page.wait_for_selector(".dpg-study .dpg-card")

@@ -304,7 +304,7 @@ def _first_failure(result: RunResult) -> str:
     """The failing process's own last error lines, for a report (empty when nothing failed)."""
     found = result.first_failure_output()
     cause = result.root_cause()
-    others = _other_failed_ranks(result, f"rank {cause['rank']}" if cause else "")
+    others = _other_failed_ranks(result, cause["rank"] if cause else None)
     if found is None:
         return others
     who, lines = found
@@ -315,19 +315,17 @@ def _first_failure(result: RunResult) -> str:
     return report + others
 
 
-def _other_failed_ranks(result: RunResult, shown: str) -> str:
+def _other_failed_ranks(result: RunResult, shown: int | None) -> str:
     """How every other rank torchrun lists as failed ended, and its own last error lines: the rank
     that failed first in torchrun's eyes is not always the one that broke the run (a rank killed by a
     signal writes no error file, so a peer that raised a second later is named the root cause)."""
     report = ""
     for failed in result.failed_ranks():
-        who = f"rank {failed['rank']}"
-        if shown == who or shown.startswith(who + " "):
+        if failed["rank"] == shown:
             continue
+        who = f"rank {failed['rank']}"
         how = f"exit code {failed['exitcode']}" + (f" ({failed['signal']})" if failed["signal"] else "")
-        mine = [s for s in result.sources() if s == who or s.startswith(who + " ")]
-        own = [line.text for line in result.lines
-               if mine and line.source == mine[-1] and line.stream == "stderr"][-6:]
+        own = result.last_lines_of(result.last_attempt_of(failed["rank"]), 6, stream="stderr")
         report += (f"\n  {who} also failed, {how}; its own last stderr lines:\n" + _indent("\n".join(own), "    ")
                    if own else f"\n  {who} also failed, {how}, and printed nothing on stderr")
     return report

@@ -126,15 +126,12 @@ class RunResult:
                 "signal": signal_name(code)}
 
     def failed_ranks(self) -> list[dict]:
-        """Every rank torchrun's last failure summary lists (root cause first): rank, exit code, signal."""
+        """Every rank torchrun's last failure summary lists, once each: rank, exit code, signal."""
         launcher = self.text(LAUNCHER)
         start = launcher.rfind("Failures:")
         if start < 0:
             return []
         found: dict[int, dict] = {}
-        cause = self.root_cause()
-        if cause:
-            found[cause["rank"]] = {"rank": cause["rank"], "exitcode": cause["exitcode"], "signal": cause["signal"]}
         for match in _ROOT_RANK.finditer(launcher, start):
             code = int(match[3])
             found.setdefault(int(match[1]), {"rank": int(match[1]), "exitcode": code, "signal": signal_name(code)})
@@ -223,15 +220,16 @@ class RunResult:
             cause = self.root_cause()
             if not cause:
                 return None
-            rank = f"rank {cause['rank']}"
-            mine = [s for s in self.sources() if s == rank or s.startswith(rank + " ")]
-            if not mine:
-                return rank, []
-            who = mine[-1]
+            who = self.last_attempt_of(cause["rank"])
         own = [line for line in self.lines if line.source == who and line.stream == "stderr"][-n:]
         if own and all(line in self.lines[-TAIL_LINES:] for line in own):
             return None  # the merged tail already shows all of it
         return who, [line.text for line in own]
+
+    def last_attempt_of(self, rank: int) -> str:
+        """The source that printed a rank's last attempt (``rank 0 (restart 1)``), or ``rank N``."""
+        name = f"rank {rank}"
+        return ([s for s in self.sources() if s == name or s.startswith(name + " ")] or [name])[-1]
 
     def tail(self, n: int = TAIL_LINES) -> str:
         return "\n".join(f"[{line.source}] {line.text}" for line in self.lines[-n:])

@@ -47,7 +47,8 @@ def main() -> int:
             check_outcome(block, result)
             return True
         except BlockFailed as exc:
-            print(f"round {round_number}: FAILED {exc}".splitlines()[0], flush=True)
+            report = "\n".join("    " + line for line in str(exc).splitlines())
+            print(f"round {round_number}: FAILED {block.label}\n{report}", flush=True)
             return False
 
     for round_number in range(1, args.rounds + 1):

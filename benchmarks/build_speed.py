@@ -7,7 +7,8 @@ Measures, on a copy of this site in a temporary directory (so the real cache is 
   1. floor        plain `mkdocs build` with the execution hooks disabled (DPGUIDE_DISABLE=1)
   2. cold         a build with the engine and an empty cache
   2b old cold     the same with torchrun's agent and ranks started as fresh interpreters
-                  (DPGUIDE_FRESH_RANKS=1: the engine's path before it forked them), measured first
+                  (DPGUIDE_FRESH_RANKS=1: the engine's path before it forked them) and one slot
+                  per core (DPGUIDE_JOBS=<cores>: the default before two per core), measured first
   3. warm         a rebuild with nothing changed
   4. one snippet  a rebuild after one single-process snippet changed
   5. prose only   a rebuild after a prose-only edit to one page (must re-run no block)
@@ -169,10 +170,11 @@ class Bench:
                             repeat=repeat, env=env)
 
     def both_colds(self, label: str, repeat=None) -> None:
-        """Row 2b, the old path (torchrun's agent and ranks as fresh interpreters), then row 2, so
-        the cache left behind holds the new path's run times."""
-        self.cold(f"2b {label}, old path: torchrun processes fresh ({FRESH_RANKS}=1)", repeat, "oldcold",
-                  env={**self.env, FRESH_RANKS: "1"})
+        """Row 2b, the old path (torchrun's agent and ranks as fresh interpreters, one slot per core),
+        then row 2, so the cache left behind holds the new path's run times."""
+        cores = os.cpu_count() or 1
+        self.cold(f"2b {label}, old path: torchrun processes fresh ({FRESH_RANKS}=1), one slot per core "
+                  f"(DPGUIDE_JOBS={cores})", repeat, "oldcold", env={**self.env, FRESH_RANKS: "1", "DPGUIDE_JOBS": str(cores)})
         self.cold(f"2 {label}", repeat)
 
     def append_to(self, path: Path, line: str):

@@ -178,3 +178,14 @@ def test_a_cold_build_starts_the_block_that_sleeps_first(project):
     cold = project.engine(slots=1)
     cold.run(cold.collect())
     assert [stat.label for stat in cold.stats][0] == "lesson.md:15"   # the last block, guessed longest
+
+
+def test_the_default_is_two_slots_per_core_and_dpguide_jobs_overrides_it(project, monkeypatch):
+    import os
+
+    from dpguide.engine import SLOTS_PER_CORE
+
+    monkeypatch.delenv("DPGUIDE_JOBS", raising=False)
+    assert SLOTS_PER_CORE == 2 and project.engine().slots == 2 * os.cpu_count()
+    monkeypatch.setenv("DPGUIDE_JOBS", "3")
+    assert project.engine().slots == 3

@@ -89,7 +89,7 @@ class Engine:
         self.docs_dir = Path(docs_dir) if docs_dir else self.root / "docs"
         self.cache = RunCache(Path(cache_dir) if cache_dir else self.root / ".cache" / "dpguide", report=log)
         self.scratch_root = Path(scratch_root) if scratch_root else Path(tempfile.gettempdir()) / "dpguide-run"
-        self.slots = slots or int(os.environ.get("DPGUIDE_JOBS", 0)) or (os.cpu_count() or 2)
+        self.slots = slots or int(os.environ.get("DPGUIDE_JOBS", 0)) or SLOTS_PER_CORE * (os.cpu_count() or 1)
         self.log = log
         #: progress display: True a bar, False plain lines, None a bar when stderr is a terminal
         self.progress_tty: bool | None = False
@@ -276,12 +276,20 @@ def guessed_seconds(block: Block) -> float:
     return min(guess, block.options.timeout)
 
 
+#: slots per CPU core (``DPGUIDE_JOBS`` sets the total instead). Most blocks spend their run
+#: waiting: on a timeout they demonstrate, on a ``sleep`` in their lesson, on a rendezvous, on a
+#: peer in a collective (gloo polls while it waits, so the cores look busy). Measured on this
+#: site's cold build, 2 cores: one slot per core 199 s, two per core 150 s (engine time, block
+#: outputs alike); the test suite has built the site with two per core since long before that
+#: became the default. ``_weight`` says how many slots a block takes.
+SLOTS_PER_CORE = 2
+
+
 def _weight(block: Block) -> int:
-    """The slots (CPU cores) a block holds while it runs: one per two ranks for torchrun.
+    """The slots a block holds while it runs: one per two ranks for torchrun.
 
     A torchrun job's processes spend most of their time waiting (the rendezvous, the agent's
-    monitoring loop, each other in collectives), so two ranks share a core: on two cores, two
-    two-rank jobs run side by side.
+    monitoring loop, each other in collectives), so two ranks share a slot.
     """
     return (_ranks(block) + 1) // 2 if block.options.launch == "torchrun" else 1
 

@@ -78,19 +78,21 @@ def test_an_imported_helper_is_in_the_key_of_its_importer(snippets):
 
 
 @pytest.mark.parametrize("imports", ["import os, helper", "from helper import VALUE", "import os, \\\n    helper",
-                                     "x = 1; import helper as h", "from pkg.inner import VALUE"])
+                                     "x = 1; import helper as h", "from pkg.inner import VALUE", "from pkg import inner",
+                                     "import pkg.inner"])
 def test_every_way_of_importing_a_helper_finds_it_without_a_parse_of_every_snippet(snippets, imports):
     # local_imports reads a snippet's import lines before parsing it (most snippets import no snippet
     # file); every spelling of an import must still put the helper in the key
     from dpguide import snippet_files
 
     (snippets / "topic" / "pkg").mkdir()
-    (snippets / "topic" / "pkg" / "__init__.py").write_text("")
+    (snippets / "topic" / "pkg" / "__init__.py").write_text("print('pkg/__init__.py runs first')\n")
     (snippets / "topic" / "pkg" / "inner.py").write_text("VALUE = 3\n")
     (snippets / "topic" / "user.py").write_text(imports + "\nprint('helper is named in a comment: helper')\n")
     snippet_files._local_imports_cached.cache_clear()
     deps = set(snippet_files.local_imports(snippets, "topic/user.py"))
-    assert deps == ({"topic/pkg/inner.py"} if "pkg" in imports else {"topic/helper.py"})
+    # a package's __init__.py runs too, so it is in the key and travels with the run
+    assert deps == ({"topic/pkg/__init__.py", "topic/pkg/inner.py"} if "pkg" in imports else {"topic/helper.py"})
     (snippets / "topic" / "mentions.py").write_text("print('helper')  # names helper, imports nothing\n")
     assert snippet_files.local_imports(snippets, "topic/mentions.py") == {}
 

@@ -188,16 +188,24 @@ def _local_imports(snippets_dir: Path, relpath: str, seen: set[str]) -> dict[str
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module]
+            # `from pkg import inner` may import the submodule pkg/inner.py
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names if alias.name != "*"]
         for name in names:
             parts = name.split(".")
             if parts[0] == ENGINE_PACKAGE:  # a snippet that runs the engine: its output follows the engine's code
                 found[ENGINE_DEP] = engine_source_digest()
                 continue
-            for candidate in (folder.joinpath(*parts).with_suffix(".py"), folder.joinpath(*parts, "__init__.py")):
+            for candidate in _module_files(folder, parts):
                 if candidate.is_file():
                     dep = candidate.relative_to(snippets_dir).as_posix()
                     if dep not in seen:
                         found[dep] = hashlib.sha256(candidate.read_bytes()).hexdigest()
                         found.update(_local_imports(snippets_dir, dep, seen))
     return found
+
+
+def _module_files(folder: Path, parts: list[str]) -> list[Path]:
+    """The files importing the dotted name ``parts`` from ``folder`` may run: the ``__init__.py`` of
+    each package on the way (``import pkg.inner`` runs pkg/__init__.py first), then the module."""
+    packages = [folder.joinpath(*parts[:depth], "__init__.py") for depth in range(1, len(parts))]
+    return packages + [folder.joinpath(*parts).with_suffix(".py"), folder.joinpath(*parts, "__init__.py")]

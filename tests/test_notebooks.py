@@ -106,3 +106,51 @@ def test_the_kernel_takes_no_tcp_port_so_two_builds_cannot_race_for_one(tmp_path
     before = set(Path(tempfile.gettempdir()).glob("dpguide-kernel-*"))
     assert outputs(runner(tmp_path, []).executed("ports.ipynb", source)) == ["ipc True\n"]
     assert set(Path(tempfile.gettempdir()).glob("dpguide-kernel-*")) <= before    # its socket folder is gone
+
+
+KILLED_RUN = """
+import sys
+from pathlib import Path
+from dpguide.environment import block_environment, fingerprint
+from dpguide.notebooks import NotebookRunner
+root = Path(sys.argv[1])
+NotebookRunner(root / "cache", root / "scratch", block_environment(), fingerprint()).executed("slow.ipynb", root / "slow.ipynb")
+"""
+
+
+def test_a_build_killed_in_a_notebook_leaves_no_cell_process_and_no_socket_folder(tmp_path):
+    # the kernel carries the build's marker like every block process: the guardian ends what a cell
+    # started (here a child that sleeps) and removes the kernel's socket folder
+    import os
+    import signal
+    import subprocess
+    import sys
+    import tempfile
+
+    import psutil
+
+    from conftest import wait_until
+
+    pidfile = tmp_path / "child.pid"
+    write(tmp_path / "slow.ipynb", new_code_cell(
+        "import subprocess, sys, time\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)'])\n"
+        f"open({str(pidfile)!r}, 'w').write(str(child.pid))\n"
+        "time.sleep(300)"))
+    build = subprocess.Popen([sys.executable, "-c", KILLED_RUN, str(tmp_path)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    child = None
+    try:
+        assert wait_until(lambda: pidfile.exists() and pidfile.read_text(), timeout=120), "the cell never ran"
+        child = psutil.Process(int(pidfile.read_text()))
+        assert list(Path(tempfile.gettempdir()).glob(f"dpguide-kernel-p{build.pid}-*"))
+        build.send_signal(signal.SIGKILL)
+        build.wait(10)
+        assert wait_until(lambda: not child.is_running() or child.status() == psutil.STATUS_ZOMBIE, timeout=10), \
+            "the cell's child outlived the killed build"
+        assert wait_until(lambda: not list(Path(tempfile.gettempdir()).glob(f"dpguide-kernel-p{build.pid}-*")),
+                          timeout=10), "the kernel's socket folder was left"
+    finally:
+        build.kill()
+        if child is not None and child.is_running():
+            os.kill(child.pid, signal.SIGKILL)

@@ -85,12 +85,16 @@ class NotebookRunner:
         # a folder of this run's own: two builds running the same notebook never share one
         workdir = guardian.new_scratch_dir(self.scratch_root, f"nb-{key[:12]}")
         token = uuid.uuid4().hex
-        env = {**self.env, processes.MARKER: token}
+        # the build's marker too, as every block process has it: if the build is killed, its guardian
+        # ends the kernel and whatever a cell started
+        env = {**self.env, **guardian.marker_env(), processes.MARKER: token}
         # the kernel talks over Unix sockets in a folder of this run's own: with TCP it would take
         # ports that were free a moment before it binds them, a race two builds can lose. The folder
         # is short on purpose (a socket's path has at most 107 bytes) and absolute (the kernel runs
-        # in workdir, the client here).
-        sockets = tempfile.mkdtemp(prefix="dpguide-kernel-")
+        # in workdir, the client here); the guardian removes it if the build is killed.
+        prefix = f"dpguide-kernel-{guardian.scratch_tag()}-"
+        guardian.remove_at_exit(os.path.join(tempfile.gettempdir(), prefix + "*"))
+        sockets = tempfile.mkdtemp(prefix=prefix)
         try:
             kernel = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "ipc"))
             client = NotebookClient(notebook, km=kernel, timeout=CELL_TIMEOUT_S, kernel_name="python3",

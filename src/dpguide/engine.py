@@ -279,8 +279,8 @@ def guessed_seconds(block: Block) -> float:
 #: slots per CPU core (``DPGUIDE_JOBS`` sets the total instead). Most blocks spend their run
 #: waiting: on a timeout they demonstrate, on a ``sleep`` in their lesson, on a rendezvous, on a
 #: peer in a collective (gloo polls while it waits, so the cores look busy). Measured on this
-#: site's cold build, 2 cores: one slot per core 199 s, two per core 150 s (engine time, block
-#: outputs alike); the test suite has built the site with two per core since long before that
+#: site's cold build, 2 cores: the blocks took 199 s with one slot per core, 150 s with two; the
+#: test suite built the site with two per core (DPGUIDE_JOBS=4) for many sessions before that
 #: became the default. ``_weight`` says how many slots a block takes.
 SLOTS_PER_CORE = 2
 

@@ -183,9 +183,10 @@ class Engine:
                 result = run_job(job, self.scratch_root, self.block_env, server, self.live)
                 flake = None if block.options.expect_fail or block.options.outcome_any else _known_flake(result)
                 if flake and not self.live.stopping.is_set():
-                    # a known flake of torch on this machine; one retry, said loudly; a second failure
-                    # fails the block with its own report
-                    say(f"[dpguide] RETRY {block.label}: {flake}; running it once more")
+                    # a known flake of torch on this machine; one retry, said loudly, with the first
+                    # try's whole report (its cause is still open); a second failure fails the block
+                    say(f"[dpguide] RETRY {block.label}: {flake}; running it once more. The first try's "
+                        f"report:\n{_indent(_failure_report(block, result), '    ')}")
                     retried.append(block.label)
                     result = run_job(job, self.scratch_root, self.block_env, server, self.live)
             finally:
@@ -430,6 +431,15 @@ def hard_coded_port(block: Block) -> str | None:
         if match:
             return next(group for group in match.groups() if group)
     return None
+
+
+def _failure_report(block: Block, result: RunResult) -> str:
+    """What ``check_outcome`` says of a failed run (empty if the run passes)."""
+    try:
+        check_outcome(block, result)
+    except BlockFailed as exc:
+        return str(exc)
+    return ""
 
 
 def _indent(text: str, prefix: str) -> str:

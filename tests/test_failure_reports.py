@@ -107,3 +107,36 @@ def test_the_live_group_report_counts_every_process_that_tears_down_and_only_tho
 def test_a_live_group_only_in_processes_that_skip_the_teardown_is_not_reported():
     result = result_of([line("rank 0", "right answer")], exit_notes=[note(0, 3, teardown=False)])
     check_outcome(block_of('launch="torchrun" nproc="2"', "print('x')"), result)
+
+
+#: rank 0's stderr in a cold build where its C++ log line landed inside its own traceback (the merged
+#: stream places an unstamped C++ write after the line before it)
+INTERLEAVED = ["Traceback (most recent call last):",
+               '  File "<site-packages>/torch/distributed/distributed_c10d.py", line 2169, in _new_process_group_helper',
+               "    backend_class = ProcessGroupGloo(",
+               "[E1205 17:59:54.296826133 ProcessGroupGloo.cpp:67] Gloo connectFullMesh failed with "
+               "[pair.cc:553] Connection closed by peer [127.0.0.1]:13537.",
+               "                    ^^^^^^^^^^^^^^^^^",
+               "RuntimeError: Gloo connectFullMesh failed with [pair.cc:553] Connection closed by peer "
+               "[127.0.0.1]:13537."]
+
+
+def test_a_cpp_log_line_inside_a_traceback_does_not_hide_the_exception():
+    result = result_of([line("rank 0", text, "stderr") for text in INTERLEAVED], returncode=1)
+    [(source, kind, message)] = result.exceptions()
+    assert (source, kind) == ("rank 0", "RuntimeError") and message.startswith("Gloo connectFullMesh failed")
+    assert result.connect_flake_sources() == ["rank 0"]
+
+
+def test_a_flake_is_retried_when_the_run_did_not_end_as_the_page_says_or_any_ending_is_accepted():
+    from dpguide.engine import _needs_retry
+
+    flaky = result_of(unconnected(), returncode=1)
+    expects_value_error = block_of('launch="torchrun" nproc="2" expect="fail" raises="ValueError"', "print('x')")
+    assert _needs_retry(expects_value_error, flaky)          # it raised gloo's error, not its lesson's
+    expects_any_failure = block_of('launch="torchrun" nproc="2" expect="fail"', "print('x')")
+    assert not _needs_retry(expects_any_failure, flaky)      # failing was the lesson: the run stands
+    from dataclasses import replace
+
+    bank_item = replace(expects_any_failure, options=replace(expects_any_failure.options, outcome_any=True))
+    assert _needs_retry(bank_item, flaky)                    # a quiz item's page would show the flake as its error

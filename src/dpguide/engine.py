@@ -181,8 +181,8 @@ class Engine:
                 job = Job(block.key, block.label, block.files, block.script, block.options)
                 server = ddp_server if ddp_server is not None and block.key in ddp_keys else forkserver
                 result = run_job(job, self.scratch_root, self.block_env, server, self.live)
-                flake = None if block.options.expect_fail or block.options.outcome_any else _known_flake(result)
-                if flake and not self.live.stopping.is_set():
+                flake = _known_flake(result)
+                if flake and _needs_retry(block, result) and not self.live.stopping.is_set():
                     # a known flake of torch on this machine; one retry, said loudly, with the first
                     # try's whole report (its cause is still open); a second failure fails the block
                     say(f"[dpguide] RETRY {block.label}: {flake}; running it once more. The first try's "
@@ -431,6 +431,14 @@ def hard_coded_port(block: Block) -> str | None:
         if match:
             return next(group for group in match.groups() if group)
     return None
+
+
+def _needs_retry(block: Block, result: RunResult) -> bool:
+    """Whether a run that may have hit a known flake should run again: when it did not end the way
+    its page says, or when any ending is accepted (a quiz's wrong bank item: the page would show the
+    flake as that item's real error). A block whose lesson is a failure and that failed as it says
+    keeps its run."""
+    return block.options.outcome_any or bool(_failure_report(block, result))
 
 
 def _failure_report(block: Block, result: RunResult) -> str:

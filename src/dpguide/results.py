@@ -16,6 +16,9 @@ MAIN = "python"
 TAIL_LINES = 15
 
 _PREFIX = re.compile(r"^\[rank\d+\]:\s?")
+#: a line of torch's C++ log ("[E1205 17:59:54.296826133 ProcessGroupGloo.cpp:67] ..."): written straight
+#: to the file descriptor, unstamped, it can land inside a Python traceback in the merged stream
+_CPP_LOG_LINE = re.compile(r"^\[?[EWIF]\d{4} \d\d:\d\d:\d\d")
 _EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure|Timeout))(?::\s?(.*))?$")
 #: how gloo's RuntimeError begins when a rank cannot set up its connections to the others
 CONNECT_FLAKE = "Gloo connectFullMesh failed with"
@@ -104,6 +107,8 @@ class RunResult:
                     in_tb = True
                     continue
                 if in_tb and not text.startswith((" ", "\t")):
+                    if _CPP_LOG_LINE.match(text):
+                        continue   # torch's C++ log, interleaved: the traceback goes on after it
                     match = _EXC_LINE.match(text)
                     if match:
                         last = (source, match[1], match[2] or "")

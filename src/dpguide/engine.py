@@ -182,11 +182,12 @@ class Engine:
                 server = ddp_server if ddp_server is not None and block.key in ddp_keys else forkserver
                 result = run_job(job, self.scratch_root, self.block_env, server, self.live)
                 flake = _known_flake(result)
-                if flake and _needs_retry(block, result) and not self.live.stopping.is_set():
-                    # a known flake of torch on this machine; one retry, said loudly, with the first
-                    # try's whole report (its cause is still open); a second failure fails the block
+                report = _retry_report(block, result) if flake else None
+                if report is not None and not self.live.stopping.is_set():
+                    # a known flake of torch on this machine (the Contribute page names its causes); one
+                    # retry, said loudly, with the first try's report; a second failure fails the block
                     say(f"[dpguide] RETRY {block.label}: {flake}; running it once more. The first try's "
-                        f"report:\n{_indent(_failure_report(block, result), '    ')}")
+                        f"report:\n{_indent(report, '    ')}")
                     retried.append(block.label)
                     result = run_job(job, self.scratch_root, self.block_env, server, self.live)
             finally:
@@ -279,10 +280,10 @@ def guessed_seconds(block: Block) -> float:
 
 #: slots per CPU core (``DPGUIDE_JOBS`` sets the total instead). Most blocks spend their run
 #: waiting: on a timeout they demonstrate, on a ``sleep`` in their lesson, on a rendezvous, on a
-#: peer in a collective (gloo polls while it waits, so the cores look busy). Measured on this
-#: site's cold build, 2 cores: the blocks took 199 s with one slot per core, 150 s with two; the
-#: test suite built the site with two per core (DPGUIDE_JOBS=4) for many sessions before that
-#: became the default. ``_weight`` says how many slots a block takes.
+#: peer in a collective (gloo polls while it waits, so the cores look busy). The cold build with
+#: one slot per core against two: ``benchmarks/slots_per_core.sh`` (its output is on the Contribute
+#: page). The test suite built the site with two per core (DPGUIDE_JOBS=4) for many sessions before
+#: that became the default. ``_weight`` says how many slots a block takes.
 SLOTS_PER_CORE = 2
 
 
@@ -433,12 +434,21 @@ def hard_coded_port(block: Block) -> str | None:
     return None
 
 
+def _retry_report(block: Block, result: RunResult) -> str | None:
+    """For a run that may have hit a known flake: what to log with its retry, or None when it keeps
+    its run. It runs again when it did not end the way its page says (logged: that report), or when
+    any ending is accepted (a quiz's wrong bank item, whose page would show the flake as that item's
+    real error; logged: its last lines). A block whose lesson is a failure and that failed as it
+    says keeps its run."""
+    report = _failure_report(block, result)
+    if report:
+        return report
+    return result.tail() if block.options.outcome_any else None
+
+
 def _needs_retry(block: Block, result: RunResult) -> bool:
-    """Whether a run that may have hit a known flake should run again: when it did not end the way
-    its page says, or when any ending is accepted (a quiz's wrong bank item: the page would show the
-    flake as that item's real error). A block whose lesson is a failure and that failed as it says
-    keeps its run."""
-    return block.options.outcome_any or bool(_failure_report(block, result))
+    """Whether ``_retry_report`` would run the block again."""
+    return _retry_report(block, result) is not None
 
 
 def _failure_report(block: Block, result: RunResult) -> str:

@@ -36,7 +36,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -390,8 +389,7 @@ class ForkServer:
             if self._proc is not None and self._proc.poll() is None:
                 return self._socket
             self._remove_dir()
-            self._dir = tempfile.mkdtemp(prefix=f"dpguide-fork-{guardian.scratch_tag()}-")
-            guardian.remove_at_exit(os.path.join(tempfile.gettempdir(), f"dpguide-fork-{guardian.scratch_tag()}-*"))
+            self._dir = guardian.new_temp_dir("dpguide-fork")
             self._socket = os.path.join(self._dir, "s")
             src = str(Path(__file__).resolve().parents[1])
             env = {**self.env, **guardian.marker_env()}  # its forked blocks show this marker too

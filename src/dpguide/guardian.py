@@ -54,6 +54,14 @@ def new_scratch_dir(root: Path, prefix: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=f"{prefix}-{tag}-", dir=root))
 
 
+def new_temp_dir(prefix: str) -> str:
+    """A new folder ``$TMPDIR/<prefix>-p<build pid>-<random>`` (short paths, for Unix sockets), removed
+    by the guardian if the build cannot remove it."""
+    head = f"{prefix}-{scratch_tag()}-"
+    remove_at_exit(os.path.join(tempfile.gettempdir(), head + "*"))
+    return tempfile.mkdtemp(prefix=head)
+
+
 def marker_env() -> dict[str, str]:
     """The environment entry every process of this build carries; starts the guardian on first use."""
     from .processes import BUILD_MARKER

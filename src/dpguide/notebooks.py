@@ -14,7 +14,6 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 import uuid
 from pathlib import Path
 
@@ -92,9 +91,7 @@ class NotebookRunner:
         # ports that were free a moment before it binds them, a race two builds can lose. The folder
         # is short on purpose (a socket's path has at most 107 bytes) and absolute (the kernel runs
         # in workdir, the client here); the guardian removes it if the build is killed.
-        prefix = f"dpguide-kernel-{guardian.scratch_tag()}-"
-        guardian.remove_at_exit(os.path.join(tempfile.gettempdir(), prefix + "*"))
-        sockets = tempfile.mkdtemp(prefix=prefix)
+        sockets = guardian.new_temp_dir("dpguide-kernel")
         try:
             kernel = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "ipc"))
             client = NotebookClient(notebook, km=kernel, timeout=CELL_TIMEOUT_S, kernel_name="python3",

@@ -9,9 +9,14 @@ Measures, on a copy of this site in a temporary directory (so the real cache is 
   2b old cold     the same with torchrun's agent and ranks started as fresh interpreters
                   (DPGUIDE_FRESH_RANKS=1: the engine's path before it forked them) and one slot
                   per core (DPGUIDE_JOBS=<cores>: the default before two per core), measured first
-  3. warm         a rebuild with nothing changed
+  3. warm         a rebuild with nothing changed (must run no block)
+  3b content floor plain `mkdocs build` (hooks disabled) of a copy whose pages are the Markdown the
+                  warm build rendered, outputs and widgets in it (and whose notebooks are the executed
+                  copies): what MkDocs alone costs to show these pages. Its HTML pages must equal the
+                  warm build's, or the run fails. warm/content-floor is the engine's own share.
   4. one snippet  a rebuild after one single-process snippet changed
-  5. prose only   a rebuild after a prose-only edit to one page (must re-run no block)
+  4b bound        the goal for row 4: floor + that block's bare `python FILE` + 1 s
+  5. prose only   a rebuild after a prose-only edit to one page (must run no block)
   6. per block    the engine's time for each single-process block against a bare `python FILE`,
                   and each torchrun block's time in the cold build against the reader's bare torchrun
   7. markdown-exec the same single-process blocks executed by markdown-exec (in the MkDocs process,
@@ -23,8 +28,9 @@ Each figure is the median of --repeat runs and is also given as a ratio to the f
 resolve), then cuts the copy down to QUICK_PAGES (every other page keeps only its title) and
 measures rows 1-6 on it (row 6 for QUICK_BASELINES single-process blocks and half as many torchrun
 blocks), once each. The last line printed, in both modes, is `summary: NAME=RATIO ...` with
-warm/floor, one-snippet/floor, prose/floor, cold/floor, torchrun-cold/bare, cold/old-cold,
-engine/bare and, in a full run, single-cold/markdown-exec. Every command timed must succeed, or the run fails.
+warm/floor, warm/content-floor, content-floor/floor, one-snippet/floor, one-snippet/bound,
+prose/floor, cold/floor, torchrun-cold/bare, cold/old-cold, engine/bare and, in a full run,
+single-cold/markdown-exec. Every command timed must succeed, or the run fails.
 """
 
 from __future__ import annotations
@@ -54,6 +60,7 @@ from dpguide.launch import FRESH_RANKS  # noqa: E402
 QUICK_PAGES = ("index.md", "learn/why-parallel.md", "learn/data-loading.md")
 QUICK_BASELINES = 2             # blocks timed against bare python by --quick (half as many against torchrun)
 BUILD = [sys.executable, "-m", "mkdocs", "build", "-q", "-d", "site-out"]
+RENDERED_PAGES_HOOK = Path(__file__).resolve().parent / "rendered_pages_hook.py"
 
 
 class BenchmarkFailed(Exception):
@@ -105,15 +112,23 @@ def site_parts(config: dict) -> list[str]:
     return sorted(tops)
 
 
-def copy_site(target: Path) -> None:
-    """Copy everything a build of this site reads (mkdocs.yml decides what) into ``target``."""
-    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_ConfigLoader)
-    for name in site_parts(config):
-        source = ROOT / name
+def read_config(site: Path) -> dict:
+    return yaml.load((site / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_ConfigLoader)
+
+
+def copy_site(target: Path, origin: Path = ROOT) -> None:
+    """Copy everything a build of the site in ``origin`` reads (its mkdocs.yml decides what) into ``target``."""
+    for name in site_parts(read_config(origin)):
+        source = origin / name
         if source.is_dir():
             shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("__pycache__"))
         elif source.exists():
             shutil.copy(source, target / name)
+
+
+def html_pages(built: Path) -> dict[str, bytes]:
+    """Every HTML page of a built site, by its path in the site."""
+    return {path.relative_to(built).as_posix(): path.read_bytes() for path in built.rglob("*.html")}
 
 
 def cut_to_pages(site: Path, keep: tuple[str, ...]) -> None:
@@ -154,12 +169,26 @@ class Bench:
         print(f"  {label:<60} {seconds:7.2f} s", flush=True)
         return seconds
 
-    def measure(self, label: str, key: str = "", prepare=None, env=None, repeat=None) -> float:
+    @property
+    def runs(self) -> Path:
+        return self.cache / "dpguide" / "runs"
+
+    def run_entries(self) -> dict[str, int]:
+        """The engine's cache entries (one per block run) with their modification times."""
+        return {path.name: path.stat().st_mtime_ns for path in self.runs.glob("*.json")}
+
+    def measure(self, label: str, key: str = "", prepare=None, env=None, repeat=None, runs_nothing=False,
+                site: Path | None = None) -> float:
+        """Median seconds of ``repeat`` builds; with ``runs_nothing``, a build that ran a block fails the run."""
         times = []
         for _ in range(repeat or self.repeat):
             if prepare:
                 prepare()
-            times.append(timed(BUILD, self.site, env or self.env))
+            before = self.run_entries() if runs_nothing else None
+            times.append(timed(BUILD, site or self.site, env or self.env))
+            if runs_nothing and (ran := sorted(set(self.run_entries().items()) - set(before.items()))):
+                raise BenchmarkFailed(f"{label}: the build ran {len(ran)} block(s) (cache entries written: "
+                                      f"{', '.join(name for name, _ in ran[:5])}); it must run none")
         return self.add(label, statistics.median(times), key)
 
     def floor(self, label: str = "1 floor: hooks disabled") -> float:
@@ -186,17 +215,54 @@ class Bench:
         return edit
 
     def rebuilds(self, prose_page: str) -> None:
-        """Rows 3-5: nothing changed, one snippet changed, one page's prose changed."""
+        """Rows 3-5: nothing changed (and the content floor of those pages), one snippet changed (and
+        its bound), one page's prose changed."""
         from dpguide.engine import Engine
 
-        self.measure("3 warm: nothing changed", "warm")
-        blocks = Engine(self.site, log=lambda m: None).collect()
-        single = [b for b in blocks if b.snippet and b.options.launch == "python" and b.options.runs_on_cpu_build]
+        self.measure("3 warm: nothing changed", "warm", runs_nothing=True)
+        self.content_floor()
+        engine = Engine(self.site, log=lambda m: None)
+        single = [b for b in engine.collect() if b.snippet and b.options.launch == "python"
+                  and b.options.runs_on_cpu_build and not b.options.expect_fail]
         if single:
             self.measure(f"4 one snippet changed ({single[0].snippet.relpath})", "snippet",
                          prepare=self.append_to(single[0].snippet.path, "# benchmark edit {}\n"))
-        self.measure(f"5 prose-only edit ({prose_page})", "prose",
+            self.snippet_bound(single[0], engine.block_env)
+        self.measure(f"5 prose-only edit ({prose_page})", "prose", runs_nothing=True,
                      prepare=self.append_to(self.site / "docs" / prose_page, "\nA prose edit, number {}.\n"))
+
+    def content_floor(self) -> None:
+        """Row 3b: a warm build that also writes its pages as rendered (RENDERED_PAGES_HOOK), then
+        plain MkDocs on a copy made of them; the two sites' HTML pages must be the same."""
+        content = self.site.parent / "content-floor"
+        shutil.rmtree(content, ignore_errors=True)
+        content.mkdir()
+        copy_site(content, self.site)
+        config = self.site / "mkdocs-rendered-pages.yml"
+        hooks = [*(read_config(self.site).get("hooks") or []), str(RENDERED_PAGES_HOOK)]
+        config.write_text(yaml.safe_dump({"INHERIT": "mkdocs.yml", "hooks": hooks}), encoding="utf-8")
+        before = self.run_entries()
+        run_checked([*BUILD[:-1], "site-rendered", "-f", config.name], self.site,
+                    {**self.env, "DPGUIDE_RENDERED_PAGES": str(content / "docs")})
+        if self.run_entries() != before:
+            raise BenchmarkFailed("the warm build that wrote the rendered pages ran a block")
+        seconds = self.measure("3b content floor: hooks disabled, pages as the warm build rendered them",
+                               "contentfloor", env={**self.env, "DPGUIDE_DISABLE": "1"}, site=content)
+        ours, plain = html_pages(self.site / "site-rendered"), html_pages(content / "site-out")
+        differ = sorted(name for name in ours.keys() | plain.keys() if ours.get(name) != plain.get(name))
+        if differ:
+            raise BenchmarkFailed(f"the content floor's HTML differs from the warm build's in {len(differ)} "
+                                  f"page(s) ({', '.join(differ[:5])}): its {seconds:.2f} s would not be a floor")
+
+    def snippet_bound(self, block, env: dict[str, str]) -> None:
+        """Row 4b: the goal for row 4, from this run's floor and the block's own bare run (median)."""
+        scratch = self.site.parent / "bare-snippet"
+        bare = [seconds for _ in range(self.repeat) if (seconds := time_bare(block, scratch, env)) is not None]
+        if not bare:
+            raise BenchmarkFailed(f"{block.label}: its bare command failed every time: row 4 has no bound")
+        floor = next(row.seconds for row in self.rows if row.key == "floor")
+        self.add(f"4b bound for row 4: floor + that block's bare python ({statistics.median(bare):.2f} s) + 1 s",
+                 floor + statistics.median(bare) + 1.0, "snippetbound")
 
 
 # ---------------------------------------------------------------------- per block
@@ -438,7 +504,9 @@ def run_full(args) -> int:
 
 # ---------------------------------------------------------------------- the report
 #: the summary's ratios: name -> (numerator row key, denominator row key)
-SUMMARY = {"warm/floor": ("warm", "floor"), "one-snippet/floor": ("snippet", "floor"),
+SUMMARY = {"warm/floor": ("warm", "floor"), "warm/content-floor": ("warm", "contentfloor"),
+           "content-floor/floor": ("contentfloor", "floor"),
+           "one-snippet/floor": ("snippet", "floor"), "one-snippet/bound": ("snippet", "snippetbound"),
            "prose/floor": ("prose", "floor"), "cold/floor": ("cold", "floor"),
            "torchrun-cold/bare": ("trengine", "trbare"), "cold/old-cold": ("cold", "oldcold"),
            "single-cold/markdown-exec": ("singlecold", "mx"), "engine/bare": ("engine", "bare")}

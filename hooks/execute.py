@@ -54,8 +54,8 @@ def on_files(files, config):
 
 
 def on_page_markdown(markdown, page, config, files):
-    if _build is None:
-        return markdown
+    if _build is None or not page.file.src_uri.endswith(".md"):
+        return markdown     # mkdocs-jupyter renders a notebook page from its (executed) file, not this text
     try:
         return _build.render_page(page.file.src_uri, markdown, link_for=_link_resolver(page, files))
     except GuideError as exc:

@@ -36,10 +36,41 @@ def test_quick_benchmark_builds_its_copy_and_prints_a_summary():
     output = done.stdout + done.stderr
     assert done.returncode == 0, f"build_speed.py --quick exited {done.returncode}:\n{output[-4000:]}"
     ratios = summary_ratios(done.stdout.strip().splitlines()[-1])
-    assert {"cold/floor", "warm/floor", "one-snippet/floor", "prose/floor", "engine/bare",
-            "torchrun-cold/bare", "cold/old-cold"} <= ratios.keys(), ratios
+    assert {"cold/floor", "warm/floor", "warm/content-floor", "content-floor/floor", "one-snippet/floor",
+            "one-snippet/bound", "prose/floor", "engine/bare", "torchrun-cold/bare", "cold/old-cold"} <= ratios.keys(), ratios
     assert all(value > 0 for value in ratios.values()), ratios
     assert results_snapshot() == before, "--quick must not write into benchmarks/results/"
+
+
+def load_benchmark(monkeypatch):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("build_speed_under_test", SCRIPT)
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, bench)   # its dataclasses look themselves up there
+    spec.loader.exec_module(bench)
+    return bench
+
+
+@pytest.mark.unit
+def test_a_rebuild_that_must_run_nothing_fails_the_run_when_it_runs_a_block(monkeypatch, tmp_path):
+    """Rows 3 and 5 time builds that must run no block: one that writes a cache entry (a run) fails
+    the benchmark instead of being timed as a warm build."""
+    bench = load_benchmark(monkeypatch)
+    runner = bench.Bench(tmp_path, repeat=1)
+    runner.runs.mkdir(parents=True)
+
+    def build_that_runs(command, cwd, env):
+        (runner.runs / "abc123.json").write_text("{}")
+        return 1.0
+
+    monkeypatch.setattr(bench, "timed", build_that_runs)
+    assert runner.measure("3 warm", "warm") == 1.0       # not asked to check: timed
+    (runner.runs / "abc123.json").unlink()
+    with pytest.raises(bench.BenchmarkFailed, match=r"3 warm: the build ran 1 block\(s\) .*abc123\.json"):
+        runner.measure("3 warm", "warm", runs_nothing=True)
+    monkeypatch.setattr(bench, "timed", lambda command, cwd, env: 1.0)
+    assert runner.measure("3 warm", "warm", runs_nothing=True) == 1.0   # nothing written: timed
 
 
 @pytest.mark.unit
@@ -47,15 +78,11 @@ def test_a_bare_command_that_fails_is_noted_and_timed_again_or_left_out(monkeypa
     """The reader's command can abort at exit now and then (a live gloo thread in Python's teardown):
     that must not end a 30-minute benchmark; the log says it happened, and a block whose bare
     command failed twice is left out of both sums."""
-    import importlib.util
     import types
 
     import dpguide.launch
 
-    spec = importlib.util.spec_from_file_location("build_speed_under_test", SCRIPT)
-    bench = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, spec.name, bench)   # its dataclasses look themselves up there
-    spec.loader.exec_module(bench)
+    bench = load_benchmark(monkeypatch)
     tries = []
 
     def timed(command, cwd, env):

@@ -154,3 +154,29 @@ def test_a_build_killed_in_a_notebook_leaves_no_cell_process_and_no_socket_folde
         build.kill()
         if child is not None and child.is_running():
             os.kill(child.pid, signal.SIGKILL)
+
+
+@pytest.mark.unit
+def test_the_page_hook_leaves_a_notebook_page_to_mkdocs_jupyter(monkeypatch):
+    """mkdocs-jupyter renders a notebook page from its executed file and ignores the page text, so
+    the hook does not pass a notebook's JSON through the engine's Markdown renderer (wasted work,
+    and fences inside JSON strings are not the page's blocks); a Markdown page still goes through it."""
+    import importlib.util
+    import types
+
+    from conftest import ROOT
+
+    spec = importlib.util.spec_from_file_location("execute_hook_under_test", ROOT / "hooks" / "execute.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    rendered = []
+    monkeypatch.setattr(hook, "_build", types.SimpleNamespace(
+        render_page=lambda uri, markdown, link_for: rendered.append(uri) or markdown + "\nrendered"))
+    monkeypatch.setattr(hook, "_link_resolver", lambda page, files: None)
+
+    def page(uri):
+        return types.SimpleNamespace(file=types.SimpleNamespace(src_uri=uri))
+
+    assert hook.on_page_markdown('{"cells": []}', page("learn/lesson.ipynb"), {}, None) == '{"cells": []}'
+    assert hook.on_page_markdown("# Lesson", page("learn/lesson.md"), {}, None) == "# Lesson\nrendered"
+    assert rendered == ["learn/lesson.md"]

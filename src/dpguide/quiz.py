@@ -113,6 +113,20 @@ class Fence:
     lang: str
     body: str
 
+    @functools.cached_property
+    def lines(self) -> list[str]:
+        """The body's lines (line N of it is page line ``self.line + N``), split once per fence."""
+        return self.body.splitlines()
+
+
+@functools.lru_cache(maxsize=None)
+def _key_pattern(key: str, form: str) -> re.Pattern:
+    """A compiled ``key:`` matcher: ``field`` (``key:`` or ``- key:`` at any indent), ``item`` (``- key:``,
+    ``key`` a regex), ``top`` (``key:`` at the start of the line)."""
+    escaped = key if form == "item" else re.escape(key)
+    return re.compile({"field": rf"^\s*-?\s*{escaped}\s*:", "item": rf"^\s*-\s*{escaped}\s*:",
+                       "top": rf"{escaped}\s*:"}[form])
+
 
 def find_fences(page: str, text: str) -> list[Fence]:
     lines = text.splitlines()
@@ -141,8 +155,9 @@ def find_fences(page: str, text: str) -> list[Fence]:
 
 
 def _field_line(fence: Fence, key: str, default: int | None = None) -> int:
-    for offset, line in enumerate(fence.body.splitlines(), start=1):
-        if re.match(rf"^\s*-?\s*{re.escape(key)}\s*:", line):
+    pattern = _key_pattern(key, "field")
+    for offset, line in enumerate(fence.lines, start=1):
+        if pattern.match(line):
             return fence.line + offset
     return default or fence.line
 
@@ -362,16 +377,18 @@ def _key_line(fence: Fence, key: str, start: int | None) -> int:
     """The first line at or after ``start`` that sets ``key`` (the whole fence when ``start`` is None)."""
     if start is None:
         return _field_line(fence, key)
-    for offset, line in enumerate(fence.body.splitlines(), start=1):
-        if fence.line + offset >= start and re.match(rf"^\s*-?\s*{re.escape(key)}\s*:", line):
+    pattern = _key_pattern(key, "field")
+    for offset, line in enumerate(fence.lines, start=1):
+        if fence.line + offset >= start and pattern.match(line):
             return fence.line + offset
     return start
 
 
 def _top_level_line(fence: Fence, key: str) -> int | None:
     """The line of ``key`` at the top of the fence's mapping (not an option's key of that name)."""
-    return next((fence.line + offset for offset, text in enumerate(fence.body.splitlines(), start=1)
-                 if re.match(rf"{re.escape(key)}\s*:", text)), None)
+    pattern = _key_pattern(key, "top")
+    return next((fence.line + offset for offset, text in enumerate(fence.lines, start=1) if pattern.match(text)),
+                None)
 
 
 def _code_line(fence: Fence, key_line: int | None) -> int | None:
@@ -379,14 +396,15 @@ def _code_line(fence: Fence, key_line: int | None) -> int | None:
     line for a block scalar (``code: |``), the line above it for code on the key's own line."""
     if key_line is None:
         return None
-    text = fence.body.splitlines()[key_line - fence.line - 1]
+    text = fence.lines[key_line - fence.line - 1]
     return key_line if re.match(r"^[^:]*:\s*[|>]", text) else key_line - 1
 
 
 def _nth_line(fence: Fence, key: str, n: int) -> int:
     count = -1
-    for offset, line in enumerate(fence.body.splitlines(), start=1):
-        if re.match(rf"^\s*-\s*{key}\s*:", line):
+    pattern = _key_pattern(key, "item")
+    for offset, line in enumerate(fence.lines, start=1):
+        if pattern.match(line):
             count += 1
             if count == n:
                 return fence.line + offset

@@ -184,12 +184,18 @@ class Bench:
         for _ in range(repeat or self.repeat):
             if prepare:
                 prepare()
-            before = self.run_entries() if runs_nothing else None
+            before = self.run_entries()
             times.append(timed(BUILD, site or self.site, env or self.env))
-            if runs_nothing and (ran := sorted(set(self.run_entries().items()) - set(before.items()))):
-                raise BenchmarkFailed(f"{label}: the build ran {len(ran)} block(s) (cache entries written: "
-                                      f"{', '.join(name for name, _ in ran[:5])}); it must run none")
+            if runs_nothing:
+                self.fail_if_ran(label, before)
         return self.add(label, statistics.median(times), key)
+
+    def fail_if_ran(self, label: str, before: dict[str, int]) -> None:
+        """Raise BenchmarkFailed if a cache entry was written (a block ran) since ``before``."""
+        ran = sorted(set(self.run_entries().items()) - set(before.items()))
+        if ran:
+            raise BenchmarkFailed(f"{label}: the build ran {len(ran)} block(s) (cache entries written: "
+                                  f"{', '.join(name for name, _ in ran[:5])}); it must run none")
 
     def floor(self, label: str = "1 floor: hooks disabled") -> float:
         return self.measure(label, "floor", env={**self.env, "DPGUIDE_DISABLE": "1"})
@@ -244,8 +250,7 @@ class Bench:
         before = self.run_entries()
         run_checked([*BUILD[:-1], "site-rendered", "-f", config.name], self.site,
                     {**self.env, "DPGUIDE_RENDERED_PAGES": str(content / "docs")})
-        if self.run_entries() != before:
-            raise BenchmarkFailed("the warm build that wrote the rendered pages ran a block")
+        self.fail_if_ran("3b the warm build that writes the rendered pages", before)
         seconds = self.measure("3b content floor: hooks disabled, pages as the warm build rendered them",
                                "contentfloor", env={**self.env, "DPGUIDE_DISABLE": "1"}, site=content)
         ours, plain = html_pages(self.site / "site-rendered"), html_pages(content / "site-out")

@@ -41,7 +41,7 @@ def on_files(files, config):
              for f in files.documentation_pages() if f.src_uri.endswith(".md")}
     notebooks = {f.src_uri: Path(f.abs_src_path) for f in files if f.src_uri.endswith(".ipynb")}
     try:
-        _build.execute(pages)
+        _build.execute(pages, notebooks)
         for src_uri, executed in _build.execute_notebooks(notebooks).items():
             files.get_file_from_path(src_uri).abs_src_path = str(executed)   # mkdocs-jupyter renders this copy
         snippets = {f.src_uri: Path(f.abs_src_path) for f in files

@@ -208,3 +208,38 @@ def test_the_checker_keeps_nothing_from_another_environment(tmp_path):
                                                       "values": {}}))
     checker._load()
     assert checker.names == {}
+
+
+def test_a_notebooks_markdown_cells_are_prose_checked_at_their_line_in_the_file(project):
+    """A notebook's Markdown cells are prose like a page's: a torch name there must resolve, and the
+    error names the line of the .ipynb file that holds it; aliases come from its code cells, and a
+    name inside a cell's code fence is code, not prose."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    project.page("lesson.md", "# L\n\nNo claims here.\n")
+    notebook = project.docs / "lesson.ipynb"
+    nbformat.write(new_notebook(cells=[
+        new_markdown_cell("# Notebook\n\nStart with `torch.multiprocessing.spawn`.\n\n```python\n`mp.nothing`\n```"),
+        new_code_cell("import torch.distributed as d9"),
+        new_markdown_cell("Then\naverage with `d9.all_reduce_mean(t)`.")]), notebook)
+    line = next(number for number, text in enumerate(notebook.read_text().split("\n"), 1) if "all_reduce_mean" in text)
+    assert line > 10    # a line of the JSON file, not of the cell
+    with pytest.raises(GuideError) as caught:
+        site(project).execute()
+    message = str(caught.value)
+    assert f"lesson.ipynb:{line}:" in message and "torch.distributed.all_reduce_mean" in message, message
+    assert "spawn" not in message and "mp.nothing" not in message, message   # resolves / is code
+
+
+@pytest.mark.unit
+def test_an_inline_value_in_a_notebook_is_refused_at_its_line():
+    import nbformat
+    from nbformat.v4 import new_markdown_cell, new_notebook
+
+    from dpguide.errors import AuthoringError
+
+    raw = nbformat.writes(new_notebook(cells=[new_markdown_cell("# N\n\nWorld size `{python} 2 + 2`.")]))
+    line = next(number for number, text in enumerate(raw.split("\n"), 1) if "{python}" in text)
+    with pytest.raises(AuthoringError, match=rf"^n\.ipynb:{line}: an inline value"):
+        claims.scan_notebook("n.ipynb", raw)

@@ -216,6 +216,12 @@ def site_pages(docs_dir: Path) -> dict[str, str]:
             if not any(part == "snippets" or part.startswith("_") for part in p.relative_to(docs_dir).parts)}
 
 
+def site_notebooks(docs_dir: Path) -> dict[str, Path]:
+    """Every notebook page of the site, by docs-relative path (the folders site_pages skips are skipped)."""
+    return {p.relative_to(docs_dir).as_posix(): p for p in sorted(docs_dir.rglob("*.ipynb"))
+            if not any(part == "snippets" or part.startswith((".", "_")) for part in p.relative_to(docs_dir).parts)}
+
+
 def collect_site(docs_dir: Path, environment: dict, pages: dict[str, str] | None = None):
     """Every block of every Markdown page, plus the questions and flashcard decks.
 

@@ -173,6 +173,46 @@ def scan_page(page: str, text: str, snippets_dir: Path | None, questions=(), dec
     return claims
 
 
+def scan_notebook(page: str, raw: str) -> PageClaims:
+    """Every torch name in a notebook's Markdown cells (its prose), each at its line in the .ipynb
+    file, with the aliases its code cells import. Inline values and site facts are Markdown-page
+    features: mkdocs-jupyter would show them as written, so a notebook that uses one is refused."""
+    try:
+        cells = json.loads(raw)["cells"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise AuthoringError(page, 1, f"not a notebook this build can read ({exc})", "save it with Jupyter again")
+    code = "\n".join(_cell_text(cell) for cell in cells if cell.get("cell_type") == "code")
+    claims = PageClaims(page_aliases(code, None))
+    file_lines = raw.split("\n")
+    cursor = 0
+    for cell in cells:
+        if cell.get("cell_type") != "markdown":
+            continue
+        source = cell.get("source", "")
+        pieces = source if isinstance(source, list) else source.splitlines(keepends=True)
+        for index, line in prose_lines(_cell_text(cell)):
+            cursor = _file_line(file_lines, cursor, pieces[index - 1] if index <= len(pieces) else line)
+            where = cursor + 1
+            claims.mentions += mentions_in(line, page, where, claims.aliases)
+            for pattern, what in ((VALUE_SPAN, "an inline value `{python} ...`"), (SITE_SPAN, "a site fact `{site} ...`")):
+                if pattern.search(masked(line)):
+                    raise AuthoringError(page, where, f"{what} in a notebook's Markdown cell is shown as written, "
+                                         "not computed", "state it in a Markdown page, or print it from a code cell")
+    return claims
+
+
+def _cell_text(cell: dict) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else source
+
+
+def _file_line(file_lines: list[str], start: int, piece: str) -> int:
+    """Index of the first line at or after ``start`` of the .ipynb file that holds ``piece`` (one
+    source line, JSON-encoded as nbformat writes it); ``start`` if none does."""
+    encoded = json.dumps(piece, ensure_ascii=False)
+    return next((i for i in range(start, len(file_lines)) if encoded in file_lines[i]), start)
+
+
 def quiz_texts(question) -> list[str]:
     texts = [question.prompt, question.hint, question.explanation, *question.mistakes]
     for option in question.options:

@@ -11,9 +11,9 @@ import os
 import re
 from pathlib import Path
 
-from .blocks import Block, collect_site, site_pages
+from .blocks import Block, collect_site, site_notebooks, site_pages
 from .claims import (ClaimChecker, InlineValue, PageClaimRenderer, PageClaims, check_site, page_aliases, probe_targets,
-                     prose_lines, scan_page)
+                     prose_lines, scan_notebook, scan_page)
 from .coverage import coverage, learn_pages, report, shortfalls
 from .engine import Engine
 from .snippet_files import read_snippet
@@ -92,14 +92,17 @@ class SiteBuild:
             served[uri] = copy
         return served
 
-    def execute(self, pages: dict[str, str] | None = None) -> list[Block]:
+    def execute(self, pages: dict[str, str] | None = None, notebooks: dict[str, Path] | None = None) -> list[Block]:
+        """Run every block of ``pages`` (default: the site's Markdown pages) and check the site: answer
+        keys, card proofs, coverage, and the torch names of every page's and notebook's prose."""
         pages = pages if pages is not None else site_pages(self.engine.docs_dir)
+        notebooks = notebooks if notebooks is not None else site_notebooks(self.engine.docs_dir)
         self.executed_pages = dict(pages)
         blocks = self.engine.collect(pages)
         self.blocks_by_page = {}
         for block in blocks:
             self.blocks_by_page.setdefault(block.page, []).append(block)
-        claims = self.scan_claims(pages)
+        claims = self.scan_claims(pages, notebooks)
         # the probe of torch names and inline values imports torch while the blocks run
         self.checker.start(*probe_targets(claims))
         try:
@@ -296,13 +299,19 @@ class SiteBuild:
         return found
 
     # ------------------------------------------------------------------ claims in prose
-    def scan_claims(self, pages: dict[str, str]) -> dict[str, PageClaims]:
-        """The torch names and inline values of every page (and the build's own), after ``collect``."""
+    def scan_claims(self, pages: dict[str, str], notebooks: dict[str, Path] | None = None) -> dict[str, PageClaims]:
+        """The torch names and inline values of every page, the torch names of every notebook's
+        Markdown cells (and the build's own values), after ``collect``."""
         snippets = self.engine.docs_dir / "snippets"
         claims = {page: scan_page(page, text, snippets,
                                   [q for q in self.engine.questions if q.page == page],
                                   [d for d in self.engine.decks if d.page == page])
                   for page, text in pages.items() if page.endswith(".md")}
+        try:
+            claims |= {page: scan_notebook(page, path.read_text(encoding="utf-8"))
+                       for page, path in sorted((notebooks or {}).items())}
+        except AuthoringError as exc:
+            raise GuideError(str(exc)) from None
         claims["(build)"] = PageClaims({}, values=[InlineValue("(build)", 0, BACKENDS_EXPR)])
         return claims
 

@@ -243,3 +243,25 @@ def test_an_inline_value_in_a_notebook_is_refused_at_its_line():
     line = next(number for number, text in enumerate(raw.split("\n"), 1) if "{python}" in text)
     with pytest.raises(AuthoringError, match=rf"^n\.ipynb:{line}: an inline value"):
         claims.scan_notebook("n.ipynb", raw)
+
+
+def test_a_notebooks_torch_names_are_linked_in_the_copy_mkdocs_jupyter_renders(project):
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    project.page("lesson.md", "# L\n\nNo claims here.\n")
+    notebook = project.docs / "lesson.ipynb"
+    nbformat.write(new_notebook(cells=[
+        new_code_cell("import torch.distributed as d9"),
+        new_markdown_cell("Sum with `d9.all_reduce`.\n\n```python\n`d9.all_reduce`\n```")]), notebook)
+    plain = project.docs / "plain.ipynb"
+    nbformat.write(new_notebook(cells=[new_markdown_cell("# Nothing to link")]), plain)
+    build = site(project)
+    build.execute()
+    linked = build.linked_notebook("lesson.ipynb", notebook)
+    assert linked != notebook and nbformat.read(notebook, as_version=4).cells[1].source.startswith("Sum with `d9")
+    source = nbformat.read(linked, as_version=4).cells[1].source
+    assert source.startswith("Sum with [`d9.all_reduce`](https://docs.pytorch.org/") and "all_reduce)." in source
+    assert source.endswith("```python\n`d9.all_reduce`\n```"), source      # code stays code
+    assert build.linked_notebook("plain.ipynb", plain) == plain             # nothing to link: the file itself
+    assert build.linked == 1

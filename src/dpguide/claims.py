@@ -181,8 +181,7 @@ def scan_notebook(page: str, raw: str) -> PageClaims:
         cells = json.loads(raw)["cells"]
     except (ValueError, KeyError, TypeError) as exc:
         raise AuthoringError(page, 1, f"not a notebook this build can read ({exc})", "save it with Jupyter again")
-    code = "\n".join(_cell_text(cell) for cell in cells if cell.get("cell_type") == "code")
-    claims = PageClaims(page_aliases(code, None))
+    claims = PageClaims(notebook_aliases(cells))
     file_lines = raw.split("\n")
     cursor = 0
     for cell in cells:
@@ -190,7 +189,7 @@ def scan_notebook(page: str, raw: str) -> PageClaims:
             continue
         source = cell.get("source", "")
         pieces = source if isinstance(source, list) else source.splitlines(keepends=True)
-        for index, line in prose_lines(_cell_text(cell)):
+        for index, line in prose_lines(cell_text(cell)):
             cursor = _file_line(file_lines, cursor, pieces[index - 1] if index <= len(pieces) else line)
             where = cursor + 1
             claims.mentions += mentions_in(line, page, where, claims.aliases)
@@ -201,7 +200,12 @@ def scan_notebook(page: str, raw: str) -> PageClaims:
     return claims
 
 
-def _cell_text(cell: dict) -> str:
+def notebook_aliases(cells: list[dict]) -> dict[str, str]:
+    """The torch aliases a notebook's code cells import, plus the defaults."""
+    return page_aliases("\n".join(cell_text(cell) for cell in cells if cell.get("cell_type") == "code"), None)
+
+
+def cell_text(cell: dict) -> str:
     source = cell.get("source", "")
     return "".join(source) if isinstance(source, list) else source
 

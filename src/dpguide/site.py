@@ -6,6 +6,7 @@ tested) without MkDocs.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from .blocks import Block, collect_site, site_notebooks, site_pages
 from .claims import (ClaimChecker, InlineValue, PageClaimRenderer, PageClaims, check_site, page_aliases, probe_targets,
-                     prose_lines, scan_notebook, scan_page)
+                     cell_text, notebook_aliases, prose_lines, scan_notebook, scan_page)
 from .coverage import coverage, learn_pages, report, shortfalls
 from .engine import Engine
 from .snippet_files import read_snippet
@@ -44,6 +45,16 @@ BACKENDS_EXPR = ('", ".join(b for b in ("gloo", "nccl", "mpi", "ucc", "xccl") '
                  'if getattr(dist, f"is_{b}_available", lambda: False)())')
 
 
+def write_if_changed(path: Path, text: str) -> Path:
+    """Make ``path`` hold ``text``: written only when it differs, by a rename (never half a file)."""
+    if not path.is_file() or path.read_text(encoding="utf-8") != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    return path
+
+
 class SiteBuild:
     def __init__(self, root: Path, docs_dir: Path | None = None, cache_dir: Path | None = None,
                  records_dir: Path | None = None, warn=None, info=None):
@@ -62,12 +73,29 @@ class SiteBuild:
         self.linked = 0
 
     def execute_notebooks(self, notebooks: dict[str, Path]) -> dict[str, Path]:
-        """Executed (cached) copies of the site's notebooks, by page."""
+        """Executed (cached) copies of the site's notebooks, by page, with the torch names of their
+        Markdown cells linked as on a page (after ``execute``, which checked them)."""
         from .notebooks import NotebookRunner
 
         runner = NotebookRunner(self.engine.cache.directory, self.engine.scratch_root, self.engine.block_env,
                                 self.engine.environment, log=self.engine.log)
-        return {page: runner.executed(page, path) for page, path in sorted(notebooks.items())}
+        return {page: self.linked_notebook(page, runner.executed(page, path))
+                for page, path in sorted(notebooks.items())}
+
+    def linked_notebook(self, page: str, executed: Path) -> Path:
+        """``executed`` with the torch names of its Markdown cells linked; the executed copy itself when
+        there is nothing to link, else a copy under the cache written (by a rename, only when its
+        content differs) so that two builds at once never see half a file."""
+        notebook = json.loads(executed.read_text(encoding="utf-8"))
+        renderer = PageClaimRenderer(notebook_aliases(notebook["cells"]), self.checker, self.site_facts())
+        for cell in notebook["cells"]:
+            if cell.get("cell_type") == "markdown":
+                cell["source"] = renderer.prose(cell_text(cell))
+        if not renderer.linked:
+            return executed
+        self.linked += renderer.linked
+        return write_if_changed(self.engine.cache.directory / "notebooks-linked" / page,
+                                json.dumps(notebook, ensure_ascii=False, indent=1) + "\n")
 
     def snippet_downloads(self, snippets: dict[str, Path]) -> dict[str, Path]:
         """What the site serves for each snippet file: the file without the engine's header lines.
@@ -80,16 +108,8 @@ class SiteBuild:
         for uri, path in sorted(snippets.items()):
             # checked as any snippet is (header, sections, line length), from the file MkDocs found
             snippet = read_snippet(path.parent, path.name, display=f"docs/{uri}")
-            if not snippet.header_lines:
-                continue
-            copy = folder / uri
-            body = snippet.body
-            if not copy.is_file() or copy.read_text(encoding="utf-8") != body:
-                copy.parent.mkdir(parents=True, exist_ok=True)
-                temporary = copy.with_name(f".{copy.name}.{os.getpid()}.tmp")
-                temporary.write_text(body, encoding="utf-8")
-                os.replace(temporary, copy)
-            served[uri] = copy
+            if snippet.header_lines:
+                served[uri] = write_if_changed(folder / uri, snippet.body)
         return served
 
     def execute(self, pages: dict[str, str] | None = None, notebooks: dict[str, Path] | None = None) -> list[Block]:

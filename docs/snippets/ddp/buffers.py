@@ -18,7 +18,7 @@ for sync in (True, False):
     torch.manual_seed(0)
     # buffers: running_mean, running_var, num_batches_tracked
     bn = nn.BatchNorm1d(2)
-    ddp_model = DDP(bn, forward_sync_buffers=sync)   # the older name: broadcast_buffers
+    ddp_model = DDP(bn, forward_sync_buffers=sync)   # replaces the deprecated broadcast_buffers
     print(f"rank {rank}: forward_sync_buffers={sync}")
     dist.barrier()
     # a pre-hook on the inner module runs after DDP's own work at the start of forward

@@ -32,6 +32,19 @@ def test_project_site_shows_rank_tabs_command_and_download(built_site):
     assert "#| run:" not in html                          # and no page shows a header line
 
 
+def test_the_notebook_page_offers_the_executed_notebook_with_its_names_linked(built_site):
+    """The page says "download it with the button above": the button is there, its link resolves
+    beside the page, and the file is the executed notebook (outputs in it), names linked."""
+    html = (built_site / "learn" / "notebooks" / "index.html").read_text()
+    link = re.search(r'<a href="([^"]+)" download[^>]*aria-label="Download this notebook"', html)
+    assert link and "button above" in html, "no download button on the notebook page"
+    notebook = json.loads((built_site / "learn" / "notebooks" / link.group(1)).read_text())
+    code = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
+    assert code and all(cell["outputs"] for cell in code if cell["source"]), "not the executed notebook"
+    prose = "".join("".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "markdown")
+    assert "[`mp.spawn`](https://docs.pytorch.org/" in prose
+
+
 def test_a_traceback_counts_the_lines_of_the_code_a_reader_sees(built_site):
     """ddp.md runs output_shape.py with plain python: its error names a line of the shown file."""
     html = (built_site / "learn" / "ddp" / "index.html").read_text()

@@ -92,6 +92,23 @@ def test_multiple_choice_wrong_then_right_with_real_error_feedback(page, site_ur
     assert "Right" in q.locator(".dpg-feedback").inner_text()
 
 
+def answer_right(q) -> str:
+    """Pick the quiz's right option (from its own data), check it, and return the feedback."""
+    data = q.locator("script.dpg-quiz-data").evaluate("el => JSON.parse(el.textContent)")
+    q.locator(".dpg-choice").nth(next(i for i, o in enumerate(data["options"]) if o["correct"])).click()
+    q.locator(".dpg-check").click()
+    return q.locator(".dpg-feedback").inner_text()
+
+
+def test_the_right_answer_promises_a_run_only_where_the_solution_shows_one(page, site_url):
+    open_page(page, site_url, "practice/ddp/")
+    proven, explained = page.locator("#q-ddp-average-gradient"), page.locator("#q-ddp-when-averaged")
+    assert proven.locator(".dpg-proof").count() == 1 and explained.locator(".dpg-proof").count() == 0
+    assert "the run that proves it" in answer_right(proven)
+    feedback = answer_right(explained)
+    assert feedback.startswith("Right") and "run" not in feedback, feedback
+
+
 def test_the_practice_index_shows_each_sets_progress_from_this_browser(page, site_url):
     open_page(page, site_url, PRACTICE)
     q = page.locator("#q-ddp-basics-wrapper")

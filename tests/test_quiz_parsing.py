@@ -454,3 +454,27 @@ def test_a_line_of_a_questions_or_cards_code_maps_to_its_line_in_the_page():
     assert set(second_lines) == {"x = a", "x = b", "b = 2", "fine = 2", "two = 2"}
     for text, line in second_lines.items():
         assert lines[line - 1].strip() == text.replace("x = a", "x = [[1]]").replace("x = b", "x = [[1]]")
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("field, text", [
+    ("hint", "See [the DDP page](../learn/ddp.md) first."),
+    ("explanation", "As [here](https://example.org/x) explained."),
+])
+def test_a_markdown_link_in_quiz_text_is_refused_at_its_line(field, text):
+    """Quiz and card text renders `code` spans only: a Markdown link would reach the reader as
+    written. The build stops at its line instead; code spans and fill-in blanks are not links."""
+    from dpguide.errors import AuthoringError
+    from dpguide.quiz import parse_page
+
+    fields = {"hint": "Think.", "explanation": "Because."} | {field: text}
+    page = ("# P\n\n```quiz\nid: q-one\ntype: fill-blank\ndifficulty: easy\n"
+            'prompt: "Fill in `x[[1]](y)`."\ncode: |\n  s = [[1]](d)\n'
+            f"hint: \"{fields['hint']}\"\nexplanation: \"{fields['explanation']}\"\n"
+            "bank: [a, b]\nanswers: {1: a}\n```\n")
+    line = next(number for number, body in enumerate(page.split("\n"), 1) if body.startswith(field + ":"))
+    with pytest.raises(AuthoringError, match=rf"^p\.md:{line}: a Markdown link"):
+        parse_page("p.md", page)
+    parse_page.cache_clear()
+    clean = page.replace(text, "See the DDP page first.")
+    assert parse_page("p.md", clean)[0][0].hint in ("Think.", "See the DDP page first.")

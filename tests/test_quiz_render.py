@@ -132,7 +132,7 @@ def test_a_choice_question_shows_meta_prompt_code_options_and_hint():
     assert '<details class="dpg-quiz-hint"><summary>Hint</summary><p>look</p></details>' in out
     assert out.endswith("</div>")
     assert widget_data(out, "dpg-quiz-data") == {
-        "id": "pick", "type": "choice", "hint": "look",
+        "id": "pick", "type": "choice", "hint": "look", "proven": False,
         "options": [{"text": "first", "correct": False, "why": "not this", "error": "KeyError: 'k'"},
                     {"text": "second", "correct": True, "why": "", "error": None},
                     {"text": "third", "correct": False, "why": "nor this", "error": None}]}

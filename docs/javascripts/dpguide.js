@@ -164,8 +164,9 @@
       state.wrong = state.wrong || [];
       if (option.correct) {
         state.done = true; state.correct = true; state.firstTry = state.attempts === 1;
-        tell(fb, state, data.id, "right", [state.firstTry ? "Right, on the first try. Open the solution below for the steps and the run that proves it."
-                                                           : "Right, on try " + state.attempts + ". Open the solution below for the steps and the run that proves it."]);
+        var next = data.proven ? " Open the solution below for the steps and the run that proves it."
+                               : " Open the solution below for the steps and the reasons.";
+        tell(fb, state, data.id, "right", [(state.firstTry ? "Right, on the first try." : "Right, on try " + state.attempts + ".") + next]);
         finish(true);
       } else {
         var lines = ["Not quite: " + option.why];

@@ -239,7 +239,25 @@ def parse_question(fence: Fence) -> Question:
         _parse_fill_blank(question, data, fence)
     else:
         _parse_choice(question, data, fence)
+    solution = [str(v) for value in question.solution.values() for v in (value if isinstance(value, list) else [value])]
+    _refuse_markdown_links(fence, [question.prompt, question.hint, question.explanation, *question.mistakes, *solution,
+                                   *(text for o in question.options for text in (o.text, o.why))])
     return question
+
+
+#: ``[text](target)`` outside code spans: quiz and card text renders code spans only, so a link would show raw
+_MARKDOWN_LINK = re.compile(r"(?<![\[!])\[[^\[\]\n]+\]\([^()\s]+\)")
+
+
+def _refuse_markdown_links(fence: Fence, texts: list[str]) -> None:
+    for text in texts:
+        found = _MARKDOWN_LINK.search(re.sub(r"`[^`\n]*`", lambda m: " " * len(m[0]), text or ""))
+        if found:
+            line = next((fence.line + offset for offset, body_line in enumerate(fence.lines, start=1)
+                         if found[0] in body_line), fence.line)
+            raise_error((fence.page, line), f"a Markdown link {found[0]!r} in {fence.lang} text would show as "
+                        "written: this text renders `code` spans only",
+                        "name the page in words (a card's page: field links its Learn page)")
 
 
 def _parse_fill_blank(q: Question, data: dict, fence: Fence) -> None:
@@ -355,6 +373,7 @@ def parse_deck(fence: Fence) -> Deck:
             raise_error((fence.page, _key_line(fence, "proof", start)), f"proof {card.proof!r} is not page.md#run-anchor",
                         "write proof: learn/ddp.md#run-ddp-basic (the anchor of a run's output box)")
         cards.append(card)
+    _refuse_markdown_links(fence, [title, *(text for card in cards for text in (card.front, card.back))])
     return Deck(fence.page, fence.line, deck_id, title, cards)
 
 

@@ -147,7 +147,7 @@ def render_question(q: Question, answer: RunResult | None, option_runs: dict[int
     def ink(text: str) -> str:
         return inline(text, links)
 
-    data = {"id": q.id, "type": q.type, "hint": q.hint}
+    data = {"id": q.id, "type": q.type, "hint": q.hint, "proven": answer is not None}   # the solution shows a run
     qid = escape(q.id)
     parts = [f'<div class="dpg-quiz" id="q-{qid}" data-quiz-id="{qid}" data-type="{escape(q.type)}">']
     parts.append(f'<p class="dpg-quiz-meta"><span class="dpg-quiz-number">Question {number}</span> · '

@@ -100,6 +100,20 @@ def test_output_text_labels_ranks_but_not_a_single_process():
     assert output_text(result_of([line("rank 1", "x"), line("rank 0", "y")])) == "[rank 1] x\n[rank 0] y"
 
 
+def test_error_text_shows_what_a_terminal_shows_and_says_when_the_message_goes_on():
+    """torch bolds part of some errors with ANSI codes: a terminal draws them as style, so the page
+    must not show them as text. A message of several lines is cut to its first, marked with …"""
+    tb = [("stderr", "Traceback (most recent call last):"), ("stderr", '  File "x", line 1')]
+    long = py([*tb, ("stderr", "_pickle.UnpicklingError: Weights only load failed. \x1b[1mTrust it?\x1b[0m"),
+               ("stderr", "Check the docs.")], returncode=1)
+    assert error_text(long) == "_pickle.UnpicklingError: Weights only load failed. Trust it? …"
+    assert error_text(RAISED) == "KeyError: 'k'"                   # the message ends there: no mark
+    logged = py([*tb, ("stderr", "ValueError: bad"), ("stderr", "[W1205 10:00:00.000 ProcessGroup.cpp:1] x")],
+                returncode=1)
+    assert error_text(logged) == "ValueError: bad"                # a C++ log line is not the message
+    assert "\x1b" not in output_text(long) and "Trust it?" in output_text(long)
+
+
 def test_error_text_names_the_exception_and_for_ranks_where():
     assert error_text(RAISED) == "KeyError: 'k'"
     ranked = result_of([line("rank 1", t.text, "stderr") for t in RAISED.lines], returncode=1)

@@ -39,6 +39,16 @@ TWO_RANKS = [line("rank 1", "one-a"), line("rank 0", "zero-a"), line("rank 1", "
 
 
 # ----------------------------------------------------------------------------- boxes
+@pytest.mark.unit
+def test_outputs_and_failure_notes_show_ansi_styled_text_as_a_terminal_does():
+    """An output or an expected failure's note with ANSI style codes shows the text, not the codes."""
+    styled = "options, \x1b[1mdo those steps only if you trust it\x1b[0m."
+    assert code_box(styled) == ["```text", "options, do those steps only if you trust it.", "```"]
+    failed = result_of([line("main", "Traceback (most recent call last):", "stderr"),
+                        line("main", "ValueError: " + styled, "stderr")], returncode=1)
+    assert not any("\x1b" in text for text in failure_note(replace(failed, launch="python")))
+
+
 def test_a_code_box_fence_is_longer_than_any_backtick_run_in_the_text():
     assert code_box("plain") == ["```text", "plain", "```"]
     assert code_box("a ```` b", "T") == ['`````text title="T"', "a ```` b", "`````"]

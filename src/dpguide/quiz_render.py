@@ -19,7 +19,7 @@ import re
 
 from .claims import quiz_texts
 from .quiz import BLANK, Deck, Question
-from .results import RunResult
+from .results import RunResult, terminal_text
 
 TYPE_NAMES = {"fill-blank": "Fill in the blanks", "choice": "Multiple choice"}
 
@@ -109,16 +109,19 @@ def json_script(data: dict, css_class: str) -> str:
 
 def output_text(result: RunResult) -> str:
     if result.launch == "python":
-        return result.text()
-    return "\n".join(f"[{line.source}] {line.text}" for line in result.lines)
+        return terminal_text(result.text())
+    return terminal_text("\n".join(f"[{line.source}] {line.text}" for line in result.lines))
 
 
 def error_text(result: RunResult) -> str:
+    """The run's first exception, its message's first line (`` …`` when the message goes on)."""
     exceptions = result.exceptions()
     if exceptions:
         source, kind, message = exceptions[0]
-        return f"{kind}: {message}" + ("" if result.launch == "python" else f" (raised on {source})")
-    return result.failure_summary()
+        line = f"{kind}: {message}" if message else kind
+        more = " …" if result.message_goes_on(source, line) else ""
+        return terminal_text(line) + more + ("" if result.launch == "python" else f" (raised on {source})")
+    return terminal_text(result.failure_summary())
 
 
 def code_with_blanks(code: str) -> str:

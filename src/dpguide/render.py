@@ -16,7 +16,7 @@ import re
 
 from .blocks import Block
 from .capture import GAP
-from .results import LAUNCHER, MAIN, RunResult
+from .results import LAUNCHER, MAIN, RunResult, terminal_text
 
 MERGED_TAB = "all ranks, merged"
 #: under the merged tab when the ranks were forked from the warm interpreter (their writes are stamped)
@@ -35,6 +35,7 @@ def _fence_for(text: str) -> str:
 
 
 def code_box(text: str, title: str | None = None) -> list[str]:
+    text = terminal_text(text)
     fence = _fence_for(text)
     head = f'{fence}text' + (f' title="{title}"' if title else "")
     return [head, *text.split("\n"), fence]
@@ -135,7 +136,7 @@ def failure_note(result: RunResult) -> list[str]:
         head = f"Fails as intended: {kind}{who}"
     else:
         head = "Fails as intended"
-    return [f'!!! failure "{_quote(head)}"', "", f"    {summary}"]
+    return [f'!!! failure "{_quote(head)}"', "", f"    {terminal_text(summary)}"]
 
 
 def _first_raiser(result: RunResult, exceptions):

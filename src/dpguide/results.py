@@ -25,6 +25,16 @@ CONNECT_FLAKE = "Gloo connectFullMesh failed with"
 _ROOT_RANK = re.compile(r"rank\s*:\s*(\d+)\s*\(local_rank:\s*(\d+)\)\s*\n\s*exitcode\s*:\s*(-?\d+)")
 
 
+#: an ANSI SGR sequence (bold, colour, reset): a terminal draws it as a style, not as text
+_SGR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def terminal_text(text: str) -> str:
+    """``text`` as a terminal shows it: style sequences (torch bolds parts of some errors) removed.
+    The run's record keeps them; only what the page shows drops them."""
+    return _SGR.sub("", text)
+
+
 def signal_name(code: int | None) -> str | None:
     """'SIGABRT' for an exit status of -6, None for a normal exit."""
     if code is None or code >= 0:
@@ -90,6 +100,16 @@ class RunResult:
     @property
     def succeeded(self) -> bool:
         return self.ended == "exited" and self.returncode == 0
+
+    def message_goes_on(self, source: str, exception_line: str) -> bool:
+        """Whether the stderr line after ``exception_line`` (the last one of ``source`` that ends with
+        it) continues the exception's message, rather than ending the stream or starting a log line."""
+        texts = [_PREFIX.sub("", line.text) for line in self.lines if line.source == source and line.stream == "stderr"]
+        ends = [i for i, text in enumerate(texts) if text.endswith(exception_line)]
+        if not ends or ends[-1] + 1 >= len(texts):
+            return False
+        following = texts[ends[-1] + 1]
+        return bool(following.strip()) and not _CPP_LOG_LINE.match(following) and not following.startswith("Traceback")
 
     def exceptions(self) -> list[tuple[str, str, str]]:
         """(source, exception type, message) for every traceback that ended a process."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urljoin
+
 import pytest
 
 PRACTICE = "practice/ddp-basics/"
@@ -73,7 +75,7 @@ def test_three_wrong_attempts_reveal_the_worked_answer(page, site_url):
         q.locator(".dpg-check").click()
         feedback = q.locator(".dpg-feedback").inner_text()
         if attempt < 2:
-            assert "Wrong blank(s): [1], [2]" in feedback and "Hint:" in feedback
+            assert "Wrong blanks: [1], [2]." in feedback and "Hint:" in feedback
     assert "no attempts are left" in feedback
     assert q.locator(".dpg-slot").nth(0).inner_text() == "DistributedSampler"
     assert q.locator(".dpg-quiz-solution").get_attribute("open") is not None
@@ -192,6 +194,30 @@ def test_flashcards_flip_move_and_shuffle_and_say_when_each_card_is_due(page, si
     deck(page).locator(".dpg-shuffle").click()
     assert deck(page).locator(".dpg-deck-status").inner_text().startswith("Card 1 of ")
     assert page.problems == []
+
+
+def test_a_proof_link_to_a_run_in_a_hidden_tab_opens_that_tab(page, site_url):
+    """Two cards prove their claim with the DDP tab's run on the Convert page, a tab that is not the
+    one shown first: following the link must show that run, not the other tab's top."""
+    open_page(page, site_url, CARDS)
+    href = page.locator('a.dpg-card-proof[href*="#run-convert-ddp"]').first.get_attribute("href")
+    page.goto(urljoin(page.url, href))
+    run = page.locator("#run-convert-ddp")
+    run.wait_for(state="visible", timeout=5000)
+    assert run.is_visible() and run.evaluate("el => el.getBoundingClientRect().top < window.innerHeight")
+
+
+def test_python_code_keeps_its_lines_and_outputs_wrap(page, site_url):
+    """A wrapped Python line would start at the left edge and misstate its indentation: Python code
+    (pages and quizzes) scrolls sideways instead; output boxes wrap long lines."""
+    def white_space(selector):
+        return page.locator(selector).first.evaluate("el => getComputedStyle(el).whiteSpace")
+
+    page.goto(site_url + "learn/ddp/")
+    assert white_space(".language-python pre > code") == "pre"
+    assert white_space(".language-text pre > code") == "pre-wrap"
+    open_page(page, site_url, PRACTICE)
+    assert white_space("pre.dpg-quiz-code > code") == "pre"
 
 
 def test_widgets_work_after_instant_navigation(page, site_url):

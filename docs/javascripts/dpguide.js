@@ -272,10 +272,10 @@
       });
       if (state.attempts >= data.attempts) {
         state.done = true; state.correct = false; state.firstTry = false;
-        tell(fb, state, data.id, "wrong", ["Blanks " + names + " were wrong and no attempts are left. The worked answer is filled in and the solution is open below."].concat(why));
+        tell(fb, state, data.id, "wrong", [(wrong.length === 1 ? "Blank " + names + " was" : "Blanks " + names + " were") + " wrong and no attempts are left. The worked answer is filled in and the solution is open below."].concat(why));
         showAttempts(); worked(); finish(false); return;
       }
-      tell(fb, state, data.id, "wrong", ["Wrong blank(s): " + names + "."].concat(why, ["Hint: " + data.hint]));
+      tell(fb, state, data.id, "wrong", [(wrong.length === 1 ? "Wrong blank: " : "Wrong blanks: ") + names + "."].concat(why, ["Hint: " + data.hint]));
       showAttempts();
     });
     showAttempts();
@@ -526,12 +526,32 @@
     return script ? JSON.parse(script.textContent) : null;
   }
 
+  /* A link to a run inside a tab that is not shown (a flashcard's proof, a page#run-anchor) selects
+     that tab, and the tabs around it, then scrolls to the run: otherwise the page opens elsewhere */
+  function revealTarget() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    var target = id && document.getElementById(id);
+    if (!target) return;
+    var block = target.closest(".tabbed-block"), moved = false;
+    while (block) {
+      var set = block.closest(".tabbed-set");
+      var blocks = Array.prototype.filter.call(block.parentElement.children, function (b) { return b.classList.contains("tabbed-block"); });
+      var inputs = Array.prototype.filter.call(set.children, function (c) { return c.tagName === "INPUT"; });
+      var input = inputs[blocks.indexOf(block)];
+      if (input && !input.checked) { input.checked = true; moved = true; }
+      block = set.parentElement && set.parentElement.closest(".tabbed-block");
+    }
+    if (moved) target.scrollIntoView();
+  }
+  window.addEventListener("hashchange", revealTarget);
+
   function init() {
+    revealTarget();
     /* Material's search overlay is a dialog without a name; give it one for screen readers */
     var search = document.querySelector(".md-search[role='dialog']");
     if (search && !search.getAttribute("aria-label")) search.setAttribute("aria-label", "Search the site");
     /* regions that scroll sideways (notebook cells, long rows of rank tabs) must be reachable by keyboard */
-    document.querySelectorAll(".jupyter-wrapper .jp-InputArea-editor, .jupyter-wrapper pre, .tabbed-labels").forEach(function (box) {
+    document.querySelectorAll(".jupyter-wrapper .jp-InputArea-editor, .jupyter-wrapper pre, .tabbed-labels, pre.dpg-quiz-code").forEach(function (box) {
       if (box.scrollWidth > box.clientWidth && !box.hasAttribute("tabindex")) box.setAttribute("tabindex", "0");
     });
     document.querySelectorAll(".dpg-quiz").forEach(function (quiz) {

@@ -211,7 +211,9 @@ def test_a_snippet_gets_its_file_name_as_title_and_a_download_link(tmp_path):
     assert command_line(block) == ['<span class="dpg-label">Run it:</span> `python run_me.py` · '
                                    '[:material-download: Download run_me.py](../../snippets/topic/run_me.py)'
                                    '{ download="run_me.py" .dpg-download }']
-    assert command_line(block_of("", "print(1)")) == ['<span class="dpg-label">Run it:</span> `python block.py`']
+    # a block written in the page has no file to download: the line says to save it under the name run
+    assert command_line(block_of("", "print(1)")) == ['<span class="dpg-label">Run it:</span> `python block.py` · '
+                                                      'save the code above as `block.py` first']
 
 
 def test_run_section_wraps_command_failure_tabs_and_provenance_in_one_anchored_box():
@@ -308,7 +310,7 @@ def test_run_section_is_exactly_command_failure_tabs_provenance():
     block = block_of('expect="fail"', "print(1)")
     result = result_of([line("python", "x")], launch="python", returncode=1)
     assert run_section(block, result, backends="gloo") == [
-        '<div class="dpg-run" markdown>', "", '<span class="dpg-label">Run it:</span> `python block.py`', "",
+        '<div class="dpg-run" markdown>', "", '<span class="dpg-label">Run it:</span> `python block.py` · save the code above as `block.py` first', "",
         *failure_note(result), "", '```text title="Output"', "x", "```", "", provenance(block, result, "gloo"), "",
         "</div>"]
     assert "gloo" in provenance(block, result, "gloo")
@@ -316,7 +318,7 @@ def test_run_section_is_exactly_command_failure_tabs_provenance():
 
 def test_a_skipped_block_is_exactly_its_command_and_reason():
     assert skipped_section(block_of('skip="why"', "print(1)")) == [
-        '<div class="dpg-run" markdown>', "", '<span class="dpg-label">Run it:</span> `python block.py`', "",
+        '<div class="dpg-run" markdown>', "", '<span class="dpg-label">Run it:</span> `python block.py` · save the code above as `block.py` first', "",
         '!!! note "Not run by the build"', "", "    why", "", "</div>"]
 
 

@@ -14,7 +14,7 @@ import html
 import posixpath
 import re
 
-from .blocks import Block
+from .blocks import INLINE_SCRIPT, Block
 from .capture import GAP
 from .results import LAUNCHER, MAIN, RunResult, terminal_text
 
@@ -66,6 +66,8 @@ def command_line(block: Block) -> list[str]:
         href = posixpath.relpath(f"snippets/{block.snippet.relpath}", posixpath.dirname(block.page) or ".")
         name = block.snippet.relpath.rsplit("/", 1)[-1]
         line += f' · [:material-download: Download {name}]({href}){{ download="{name}" .dpg-download }}'
+    else:   # written in the page itself: there is no file to download
+        line += f" · save the code above as `{INLINE_SCRIPT}` first"
     return [line]
 
 

@@ -315,3 +315,26 @@ def test_a_deck_ends_with_its_static_list_and_data_and_keeps_both_links():
     assert "</li><li>" in static and out.endswith("</script>\n</div>")
     assert ('<p>{python} 1+1 <a href="learn/a.md">Read the lesson</a> <a class="dpg-card-proof" '
             'href="learn/ddp.md#run-a">See the run that proves it</a></p>') in out
+
+
+@pytest.mark.unit
+def test_the_question_hides_its_answer_and_the_solution_shows_the_whole_program():
+    """A choice question whose code holds the right line would give the answer away: the marked
+    part shows as ???, the solution shows the complete program without the mark."""
+    q = question(CHOICE.replace("  print(1)\n", "  x = 41\n  print(x + 1)   #| answer: x + 1\n  y = 2   #| answer\n"))
+    out = render_question(q, None, {}, None, 1)
+    shown = re.search(r'<p class="dpg-quiz-prompt">.*?<pre class="dpg-quiz-code"><code>(.*?)</code></pre>', out, re.S)[1]
+    assert shown == "x = 41\nprint(???)\n???\n"
+    assert "x + 1" not in out.split('<details class="dpg-quiz-solution">')[0]
+    solution = out.split('<details class="dpg-quiz-solution">')[1]
+    assert "The complete program" in solution and "x = 41\nprint(x + 1)\ny = 2\n" in solution
+    assert "#| answer" not in out
+    assert "The complete program" not in render_question(question(CHOICE), None, {}, None, 1)   # nothing hidden
+
+
+@pytest.mark.unit
+def test_an_answer_mark_that_hides_nothing_is_refused_at_its_line():
+    from dpguide.errors import AuthoringError
+
+    with pytest.raises(AuthoringError, match=r"^p\.md:7: #\| answer: 'x \+ 2' is not on this line"):
+        question(CHOICE.replace("  print(1)\n", "  print(x + 1)   #| answer: x + 2\n"))

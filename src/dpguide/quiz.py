@@ -239,10 +239,50 @@ def parse_question(fence: Fence) -> Question:
         _parse_fill_blank(question, data, fence)
     else:
         _parse_choice(question, data, fence)
+    _check_answer_marks(question, fence)
     solution = [str(v) for value in question.solution.values() for v in (value if isinstance(value, list) else [value])]
     _refuse_markdown_links(fence, [question.prompt, question.hint, question.explanation, *question.mistakes, *solution,
                                    *(text for o in question.options for text in (o.text, o.why))])
     return question
+
+
+#: ``#| answer: PART`` at the end of a line of a choice question's code: the page shows that line with
+#: PART as ``???`` (without PART, the whole line), so the code does not give the answer away; the
+#: build runs the line as written, and the solution shows the complete program
+ANSWER_MARK = re.compile(r"[ \t]*#\| answer(?::[ \t]*(?P<part>.*?))?[ \t]*$")
+HIDDEN = "???"
+
+
+def shown_code(code: str) -> str:
+    """The question's code as the page shows it: each marked part (or line) replaced by ``???``."""
+    lines = []
+    for line in code.split("\n"):
+        mark = ANSWER_MARK.search(line)
+        if mark:
+            body = line[:mark.start()]
+            indent = body[:len(body) - len(body.lstrip())]
+            line = body.replace(mark["part"], HIDDEN, 1) if mark["part"] else indent + HIDDEN
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def complete_code(code: str) -> str:
+    """The question's code without its answer marks: the program the build runs."""
+    return "\n".join(ANSWER_MARK.sub("", line) for line in code.split("\n"))
+
+
+def _check_answer_marks(question: Question, fence: Fence) -> None:
+    for offset, line in enumerate((question.code or "").split("\n")):
+        mark = ANSWER_MARK.search(line)
+        if not mark:
+            continue
+        where = (fence.page, (question.code_line or fence.line) + offset + 1)
+        if question.type != "choice":
+            raise_error(where, "#| answer hides part of a choice question's code; a fill-in has blanks for that",
+                        "use [[N]] blanks instead")
+        if mark["part"] and mark["part"] not in line[:mark.start()]:
+            raise_error(where, f"#| answer: {mark['part']!r} is not on this line, so nothing would be hidden",
+                        "copy the exact text the options offer, or write #| answer to hide the whole line")
 
 
 #: ``[text](target)`` outside code spans: quiz and card text renders code spans only, so a link would show raw

@@ -18,7 +18,7 @@ import json
 import re
 
 from .claims import quiz_texts
-from .quiz import BLANK, Deck, Question
+from .quiz import BLANK, HIDDEN, Deck, Question, complete_code, shown_code
 from .results import RunResult, terminal_text
 
 TYPE_NAMES = {"fill-blank": "Fill in the blanks", "choice": "Multiple choice"}
@@ -160,7 +160,7 @@ def render_question(q: Question, answer: RunResult | None, option_runs: dict[int
                  + "</p>")
     parts.append(f'<p class="dpg-quiz-prompt">{ink(q.prompt)}</p>')
     if q.code:
-        parts.append(f'<pre class="dpg-quiz-code"><code>{code_with_blanks(q.code)}</code></pre>')
+        parts.append(f'<pre class="dpg-quiz-code"><code>{code_with_blanks(shown_code(q.code))}</code></pre>')
     if q.type == "fill-blank":
         outcomes = {(blank, item): bank_outcome(result, answer) for (blank, item), result in (bank_runs or {}).items()}
         data.update(bank=q.bank, answers={str(k): v for k, v in q.answers.items()}, attempts=3,
@@ -222,6 +222,10 @@ def solution_html(q: Question, answer: RunResult | None, option_runs: dict[int, 
     if q.mistakes:
         body.append("<p><strong>Common mistakes</strong></p><ul>"
                     + "".join(f"<li>{ink(m)}</li>" for m in q.mistakes) + "</ul>")
+    if q.code and shown_code(q.code) != q.code:
+        body.append('<p><strong>The complete program</strong> (the question hid the answer as '
+                    f'<code>{HIDDEN}</code>):</p><pre class="dpg-quiz-code"><code>{escape(complete_code(q.code))}'
+                    "</code></pre>")
     if answer is not None:
         command = escape(answer.reader_command.replace("block.py", "solution.py"))
         body.append(f'<p class="dpg-proof"><strong>Proof by running it</strong> (<code>{command}</code>, '

@@ -170,7 +170,7 @@
         finish(true);
       } else {
         var lines = ["Not quite: " + option.why];
-        if (option.error) lines.push("Running that code really fails with: `" + option.error + "`");
+        if (option.error) lines.push("The build ran this option's code (with a check of its result where it raises nothing), and it fails with: `" + option.error + "`");
         if (state.attempts >= 1) lines.push("Hint: " + data.hint);
         if (state.wrong.indexOf(chosen) < 0) state.wrong.push(chosen);
         buttons[chosen].classList.add("dpg-wrong");

@@ -160,6 +160,10 @@ def test_progress_survives_a_reload_and_can_be_reset(page, site_url):
     page.reload()
     page.wait_for_selector(".dpg-set-score")
     assert "1 of 3 answered, 1 right" in page.locator(".dpg-set-score").inner_text()
+    page.once("dialog", lambda dialog: dialog.dismiss())          # asked first: "no" keeps the answers
+    page.locator(".dpg-reset").click()
+    assert "1 of 3 answered, 1 right" in page.locator(".dpg-set-score").inner_text()
+    page.once("dialog", lambda dialog: dialog.accept())
     page.locator(".dpg-reset").click()
     assert "0 of 3 answered" in page.locator(".dpg-set-score").inner_text()
 

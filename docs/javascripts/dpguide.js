@@ -60,6 +60,7 @@
     bar.appendChild(el("span", { "class": "dpg-score-text" }));
     var reset = el("button", { "type": "button", "class": "md-button dpg-reset" }, "Reset progress");
     reset.addEventListener("click", function () {
+      if (!window.confirm("Forget your answers to every question on this page?")) return;
       save(setKey(), {});
       document.querySelectorAll(".dpg-quiz").forEach(function (q) {
         q.dataset.init = ""; q.querySelector(".dpg-quiz-widget").textContent = "";

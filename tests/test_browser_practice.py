@@ -64,6 +64,22 @@ def test_fill_in_blank_by_keyboard_only(page, site_url):
     assert outline != "none"                                       # focus is visible
 
 
+def test_a_wrong_blank_whose_choices_were_not_run_says_so(page, site_url):
+    """conv-sampler runs under torchrun, so the build runs its answer but not its wrong choices: the
+    feedback must not stay silent about why a choice is wrong, nor invent what it would print."""
+    open_page(page, site_url, "practice/convert-a-script/")
+    q = page.locator("#q-conv-sampler")
+    data = q.locator("script.dpg-quiz-data").evaluate("el => JSON.parse(el.textContent)")
+    assert not any(data["outcomes"].values())                     # nothing but the answer was run
+    wrong = next(item for item in data["bank"] if item != data["answers"]["1"])
+    for blank, item in sorted(data["answers"].items()):
+        q.locator(f'.dpg-slot[data-blank="{blank}"]').click()
+        chip(q, wrong if blank == "1" else item).click()
+    q.locator(".dpg-check").click()
+    feedback = q.locator(".dpg-feedback").inner_text()
+    assert "Wrong blank: [1]." in feedback and "did not run this question's other choices" in feedback, feedback
+
+
 def test_three_wrong_attempts_reveal_the_worked_answer(page, site_url):
     open_page(page, site_url, PRACTICE)
     q = fill_question(page)

@@ -276,6 +276,8 @@
         tell(fb, state, data.id, "wrong", [(wrong.length === 1 ? "Blank " + names + " was" : "Blanks " + names + " were") + " wrong and no attempts are left. The worked answer is filled in and the solution is open below."].concat(why));
         showAttempts(); worked(); finish(false); return;
       }
+      var unrun = wrong.every(function (s) { return !Object.keys((data.outcomes || {})[s.dataset.blank] || {}).length; });
+      if (unrun) why.push("The build did not run this question's other choices; the solution explains them.");
       tell(fb, state, data.id, "wrong", [(wrong.length === 1 ? "Wrong blank: " : "Wrong blanks: ") + names + "."].concat(why, ["Hint: " + data.hint]));
       showAttempts();
     });

@@ -338,3 +338,13 @@ def test_an_answer_mark_that_hides_nothing_is_refused_at_its_line():
 
     with pytest.raises(AuthoringError, match=r"^p\.md:7: #\| answer: 'x \+ 2' is not on this line"):
         question(CHOICE.replace("  print(1)\n", "  print(x + 1)   #| answer: x + 2\n"))
+
+
+@pytest.mark.unit
+def test_an_answer_mark_in_a_fill_in_is_refused_at_its_line():
+    from dpguide.errors import AuthoringError
+
+    fill = ("```quiz\nid: f-one\ntype: fill-blank\ndifficulty: easy\nprompt: Fill it.\ncode: |\n"
+            "  s = [[1]](d)   #| answer\nhint: Think.\nexplanation: Because.\nbank: [a, b]\nanswers: {1: a}\n```\n")
+    with pytest.raises(AuthoringError, match=r"^p\.md:7: #\| answer hides part of a choice question's code"):
+        question(fill)

@@ -33,6 +33,7 @@ from pathlib import Path
 from .api_links import api_url
 from .cache import atomic_write_json
 from .errors import AuthoringError, GuideError
+from .quiz import quiz_texts
 
 DEFAULT_ALIASES = {
     "torch": "torch", "dist": "torch.distributed", "nn": "torch.nn", "F": "torch.nn.functional",
@@ -215,15 +216,6 @@ def _file_line(file_lines: list[str], start: int, piece: str) -> int:
     source line, JSON-encoded as nbformat writes it); ``start`` if none does."""
     encoded = json.dumps(piece, ensure_ascii=False)
     return next((i for i in range(start, len(file_lines)) if encoded in file_lines[i]), start)
-
-
-def quiz_texts(question) -> list[str]:
-    texts = [question.prompt, question.hint, question.explanation, *question.mistakes]
-    for option in question.options:
-        texts += [option.text, option.why]
-    for value in question.solution.values():
-        texts += value if isinstance(value, list) else [value]
-    return [t for t in texts if isinstance(t, str) and t]
 
 
 # ---------------------------------------------------------------------- resolving

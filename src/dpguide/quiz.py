@@ -240,10 +240,18 @@ def parse_question(fence: Fence) -> Question:
     else:
         _parse_choice(question, data, fence)
     _check_answer_marks(question, fence)
-    solution = [str(v) for value in question.solution.values() for v in (value if isinstance(value, list) else [value])]
-    _refuse_markdown_links(fence, [question.prompt, question.hint, question.explanation, *question.mistakes, *solution,
-                                   *(text for o in question.options for text in (o.text, o.why))])
+    _refuse_markdown_links(fence, quiz_texts(question))
     return question
+
+
+def quiz_texts(question: Question) -> list[str]:
+    """Every authored text of a question a reader sees (prompt, hint, options, solution, ...)."""
+    texts = [question.prompt, question.hint, question.explanation, *question.mistakes]
+    for option in question.options:
+        texts += [option.text, option.why]
+    for value in question.solution.values():
+        texts += value if isinstance(value, list) else [value]
+    return [t for t in texts if isinstance(t, str) and t]
 
 
 #: ``#| answer: PART`` at the end of a line of a choice question's code: the page shows that line with

@@ -17,8 +17,7 @@ import html
 import json
 import re
 
-from .claims import quiz_texts
-from .quiz import BLANK, HIDDEN, Deck, Question, complete_code, shown_code
+from .quiz import BLANK, HIDDEN, Deck, Question, complete_code, quiz_texts, shown_code
 from .results import RunResult, terminal_text
 
 TYPE_NAMES = {"fill-blank": "Fill in the blanks", "choice": "Multiple choice"}

@@ -12,8 +12,11 @@ Measures, on a copy of this site in a temporary directory (so the real cache is 
   3. warm         a rebuild with nothing changed (must run no block)
   3b content floor plain `mkdocs build` (hooks disabled) of a copy whose pages are the Markdown the
                   warm build rendered, outputs and widgets in it (and whose notebooks are the executed
-                  copies): what MkDocs alone costs to show these pages. Its HTML pages must equal the
-                  warm build's, or the run fails. warm/content-floor is the engine's own share.
+                  copies): what MkDocs alone costs to show these pages. Its HTML pages and search
+                  index must equal those of a warm build that took every highlighted block and every
+                  page's search entries from the render memo, or the run fails.
+  3c warm, no memo the warm rebuild with the render memo off (DPGUIDE_RENDER_MEMO=0): the engine's
+                  share over row 3b, and what the memo saves against row 3
   4. one snippet  a rebuild after one single-process snippet changed
   4b bound        the goal for row 4: floor + that block's bare `python FILE` + 1 s
   5. prose only   a rebuild after a prose-only edit to one page (must run no block)
@@ -28,7 +31,7 @@ Each figure is the median of --repeat runs and is also given as a ratio to the f
 resolve), then cuts the copy down to QUICK_PAGES (every other page keeps only its title) and
 measures rows 1-6 on it (row 6 for QUICK_BASELINES single-process blocks and half as many torchrun
 blocks), once each. The last line printed, in both modes, is `summary: NAME=RATIO ...` with
-warm/floor, warm/content-floor, content-floor/floor, one-snippet/floor, one-snippet/bound,
+warm/floor, warm/content-floor, content-floor/floor, warm-no-memo/floor, one-snippet/floor, one-snippet/bound,
 prose/floor, cold/floor, torchrun-cold/bare, cold/old-cold, engine/bare and, in a full run,
 single-cold/markdown-exec. Every command timed must succeed, or the run fails.
 """
@@ -39,6 +42,7 @@ import argparse
 import datetime
 import os
 import platform
+import re
 import shlex
 import shutil
 import statistics
@@ -126,9 +130,16 @@ def copy_site(target: Path, origin: Path = ROOT) -> None:
             shutil.copy(source, target / name)
 
 
-def html_pages(built: Path) -> dict[str, bytes]:
-    """Every HTML page of a built site, by its path in the site."""
-    return {path.relative_to(built).as_posix(): path.read_bytes() for path in built.rglob("*.html")}
+def shown_files(built: Path) -> dict[str, bytes]:
+    """Every HTML page of a built site and its search index, by path in the site."""
+    return {path.relative_to(built).as_posix(): path.read_bytes() for path in built.rglob("*")
+            if path.suffix == ".html" or path.name == "search_index.json"}
+
+
+def served_from_memo(log: str) -> bool:
+    """Whether a build's log says every code block and every page came from the render memo."""
+    match = re.search(r"render memo: (\d+) of (\d+) code blocks highlighted and (\d+) of (\d+) pages", log)
+    return bool(match) and match[1] == match[2] and match[3] == match[4] != "0"
 
 
 def cut_to_pages(site: Path, keep: tuple[str, ...]) -> None:
@@ -227,6 +238,8 @@ class Bench:
 
         self.measure("3 warm: nothing changed", "warm", runs_nothing=True)
         self.content_floor()
+        self.measure("3c warm, render memo off (DPGUIDE_RENDER_MEMO=0)", "warmnomemo", runs_nothing=True,
+                     env={**self.env, "DPGUIDE_RENDER_MEMO": "0"})
         engine = Engine(self.site, log=lambda m: None)
         single = [b for b in engine.collect() if b.snippet and b.options.launch == "python"
                   and b.options.runs_on_cpu_build and not b.options.expect_fail]
@@ -239,7 +252,7 @@ class Bench:
 
     def content_floor(self) -> None:
         """Row 3b: a warm build that also writes its pages as rendered (RENDERED_PAGES_HOOK), then
-        plain MkDocs on a copy made of them; the two sites' HTML pages must be the same."""
+        plain MkDocs on a copy made of them; the two sites' HTML pages and search indexes must be the same."""
         content = self.site.parent / "content-floor"
         shutil.rmtree(content, ignore_errors=True)
         content.mkdir()
@@ -248,16 +261,21 @@ class Bench:
         hooks = [*(read_config(self.site).get("hooks") or []), str(RENDERED_PAGES_HOOK)]
         config.write_text(yaml.safe_dump({"INHERIT": "mkdocs.yml", "hooks": hooks}), encoding="utf-8")
         before = self.run_entries()
-        run_checked([*BUILD[:-1], "site-rendered", "-f", config.name], self.site,
-                    {**self.env, "DPGUIDE_RENDERED_PAGES": str(content / "docs")})
+        # not quiet, to read the memo's line; as with -q, warnings do not stop it (the quick copy has some)
+        dump = run_checked([sys.executable, "-m", "mkdocs", "build", "--no-strict", "-d", "site-rendered",
+                            "-f", config.name], self.site, {**self.env, "DPGUIDE_RENDERED_PAGES": str(content / "docs")})
         self.fail_if_ran("3b the warm build that writes the rendered pages", before)
+        if not served_from_memo(dump.stderr):
+            raise BenchmarkFailed("3b: the warm build that writes the rendered pages did not take every code "
+                                  "block and page from the render memo, so the comparison would not check it")
         seconds = self.measure("3b content floor: hooks disabled, pages as the warm build rendered them",
                                "contentfloor", env={**self.env, "DPGUIDE_DISABLE": "1"}, site=content)
-        ours, plain = html_pages(self.site / "site-rendered"), html_pages(content / "site-out")
+        ours, plain = shown_files(self.site / "site-rendered"), shown_files(content / "site-out")
         differ = sorted(name for name in ours.keys() | plain.keys() if ours.get(name) != plain.get(name))
         if differ:
-            raise BenchmarkFailed(f"the content floor's HTML differs from the warm build's in {len(differ)} "
-                                  f"page(s) ({', '.join(differ[:5])}): its {seconds:.2f} s would not be a floor")
+            raise BenchmarkFailed(f"the content floor's HTML or search index differs from the warm build's in "
+                                  f"{len(differ)} file(s) ({', '.join(differ[:5])}): its {seconds:.2f} s would "
+                                  "not be a floor")
 
     def snippet_bound(self, block, env: dict[str, str]) -> None:
         """Row 4b: the goal for row 4, from this run's floor and the block's own bare run (median)."""
@@ -510,7 +528,7 @@ def run_full(args) -> int:
 # ---------------------------------------------------------------------- the report
 #: the summary's ratios: name -> (numerator row key, denominator row key)
 SUMMARY = {"warm/floor": ("warm", "floor"), "warm/content-floor": ("warm", "contentfloor"),
-           "content-floor/floor": ("contentfloor", "floor"),
+           "content-floor/floor": ("contentfloor", "floor"), "warm-no-memo/floor": ("warmnomemo", "floor"),
            "one-snippet/floor": ("snippet", "floor"), "one-snippet/bound": ("snippet", "snippetbound"),
            "prose/floor": ("prose", "floor"), "cold/floor": ("cold", "floor"),
            "torchrun-cold/bare": ("trengine", "trbare"), "cold/old-cold": ("cold", "oldcold"),

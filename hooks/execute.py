@@ -1,10 +1,12 @@
 """MkDocs hooks: run every code block of the site with the dpguide engine and render its real output.
 
 Thin by design: each entry point calls the engine (``dpguide.site``), which is
-tested without MkDocs. Set DPGUIDE_DISABLE=1 to build the plain site (used by
-the build-speed benchmark as its floor).
+tested without MkDocs, and ``dpguide.render_memo``, which lets a warm build reuse
+MkDocs' own highlighting and search indexing. Set DPGUIDE_DISABLE=1 to build the
+plain site (used by the build-speed benchmark as its floor).
 """
 
+import logging
 import os
 import signal
 import threading
@@ -12,15 +14,18 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
+from dpguide import render_memo
 from dpguide.errors import GuideError
 from dpguide.site import SiteBuild
 
 DISABLED = os.environ.get("DPGUIDE_DISABLE") == "1"
 _build: SiteBuild | None = None
+_memo: render_memo.RenderMemo | None = None
+_log = logging.getLogger("mkdocs.plugins.dpguide")
 
 
 def on_config(config):
-    global _build
+    global _build, _memo
     if DISABLED:
         return config
     root = Path(config["config_file_path"]).parent
@@ -29,6 +34,9 @@ def on_config(config):
             raise PluginError(f"mkdocs.yml: extra_javascript {script} is missing; fetch it with "
                               "`.venv/bin/python tools/vendor_js.py` (part of the README install)")
     _build = SiteBuild(root, docs_dir=Path(config["docs_dir"]))
+    _memo = (render_memo.RenderMemo(_build.engine.cache.directory / "render-memo.json", report=_log.info)
+             if render_memo.enabled() else None)
+    render_memo.activate(_memo)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _terminate)
     return config
@@ -79,9 +87,13 @@ def _link_resolver(page, files):
 def on_post_build(config):
     if _build is not None:
         _build.report_links()
+    if _memo is not None:
+        _memo.save()
+        _log.info(_memo.summary())
 
 
 def on_build_error(error):
+    render_memo.activate(None)      # the stored memo stays as it was
     if _build is not None:
         _build.engine.abort()
 

@@ -36,7 +36,7 @@ def test_quick_benchmark_builds_its_copy_and_prints_a_summary():
     output = done.stdout + done.stderr
     assert done.returncode == 0, f"build_speed.py --quick exited {done.returncode}:\n{output[-4000:]}"
     ratios = summary_ratios(done.stdout.strip().splitlines()[-1])
-    assert {"cold/floor", "warm/floor", "warm/content-floor", "content-floor/floor", "one-snippet/floor",
+    assert {"cold/floor", "warm/floor", "warm/content-floor", "content-floor/floor", "warm-no-memo/floor", "one-snippet/floor",
             "one-snippet/bound", "prose/floor", "engine/bare", "torchrun-cold/bare", "cold/old-cold"} <= ratios.keys(), ratios
     assert all(value > 0 for value in ratios.values()), ratios
     assert results_snapshot() == before, "--quick must not write into benchmarks/results/"
@@ -110,3 +110,15 @@ def test_a_bare_command_that_fails_is_noted_and_timed_again_or_left_out(monkeypa
     second = types.SimpleNamespace(**{**vars(block), "key": "j" * 12, "label": "learn/y.md:9"})
     monkeypatch.setattr(bench, "time_bare", lambda b, scratch, env: None if b is block else 4.0)
     assert bench.torchrun_overhead([block, second], {block.key: 100.0, second.key: 1.0}, {}, tmp_path) == (1.0, 4.0, 1)
+
+
+@pytest.mark.unit
+def test_the_content_floor_compares_only_a_build_served_wholly_from_the_render_memo(monkeypatch):
+    """Row 3b's byte-for-byte comparison checks the memo only if the build it compares took every
+    code block and every page from it; its log line says whether it did."""
+    bench = load_benchmark(monkeypatch)
+    line = "INFO    -  render memo: {} of 545 code blocks highlighted and {} of 50 pages indexed from render-memo.json"
+    assert bench.served_from_memo(line.format(545, 50))
+    assert not bench.served_from_memo(line.format(544, 50))
+    assert not bench.served_from_memo(line.format(545, 49))
+    assert not bench.served_from_memo("INFO    -  Documentation built in 2.10 seconds")   # memo off: no line

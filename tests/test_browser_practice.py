@@ -216,6 +216,16 @@ def test_flashcards_flip_move_and_shuffle_and_say_when_each_card_is_due(page, si
     assert page.problems == []
 
 
+def test_the_study_queue_offers_twenty_new_cards_a_day_of_all_the_sites_cards(page, site_url):
+    open_page(page, site_url, CARDS)
+    total = page.evaluate("""[...document.querySelectorAll('script.dpg-deck-data')]
+                             .reduce((n, s) => n + JSON.parse(s.textContent).cards.length, 0)""")
+    assert total > 20
+    counts = page.locator(".dpg-study .dpg-study-counts").inner_text()
+    assert counts == f"Due now: 20 (0 to review, 20 new); {total - 20} more new after today's 20 new cards"
+    assert page.locator(".dpg-study-more").is_visible() and page.problems == []
+
+
 def test_a_proof_link_to_a_run_in_a_hidden_tab_opens_that_tab(page, site_url):
     """Two cards prove their claim with the DDP tab's run on the Convert page, a tab that is not the
     one shown first: following the link must show that run, not the other tab's top."""

@@ -56,10 +56,12 @@ def harness(tmp_path_factory):
     proofs = [[{"output": "1", "command": "python check.py"}, {"output": "2", "command": "python check.py"}],
               [{"proof": "learn/ddp.md#run-x"}]]
     body = "\n".join(render_deck(deck, lambda page: page, proofs=p) for deck, p in zip(decks, proofs))
-    (folder / "index.html").write_text(
-        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>study</title></head><body><article>'
-        '<div class="dpg-study"><p>Grading needs JavaScript.</p></div>' + body +
-        '</article><script src="ts-fsrs.umd.js"></script><script src="dpguide.js"></script></body></html>')
+    for name, study in (("index.html", '<div class="dpg-study">'),          # the site's: 20 new cards a day
+                        ("two-a-day.html", '<div class="dpg-study" data-new-per-day="2">')):
+        (folder / name).write_text(
+            '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>study</title></head><body><article>'
+            + study + '<p>Grading needs JavaScript.</p></div>' + body +
+            '</article><script src="ts-fsrs.umd.js"></script><script src="dpguide.js"></script></body></html>')
     with serve(folder) as url:
         yield url
 
@@ -169,3 +171,33 @@ def test_export_then_import_restores_every_review(page, harness, tmp_path):
     page.wait_for_function("document.querySelector('.dpg-study-message').textContent.startsWith('Could not')")
     assert stored(page) == before
     assert page.problems == []
+
+
+def grade_good(study) -> None:
+    study.locator(".dpg-card").click()
+    study.locator(".dpg-grade-good").click()
+
+
+def test_new_cards_come_a_days_allowance_at_a_time(page, harness):
+    """As in Anki: a new card's first grade counts against the day's allowance; the rest wait for
+    tomorrow, or for "Study more new cards"; reviews are never held back."""
+    study = open_study(page, harness + "two-a-day.html")
+    more = study.locator(".dpg-study-more")
+    assert counts(study) == "Due now: 2 (0 to review, 2 new); 1 more new after today's 2 new cards"
+    grade_good(study)
+    grade_good(study)
+    assert counts(study) == "Due now: 0 (0 to review, 0 new); 1 more new after today's 2 new cards"
+    assert "New cards wait for tomorrow, or study more now." in study.locator(".dpg-study-message").inner_text()
+    page.reload()                                                     # the day's count is kept
+    page.wait_for_selector(".dpg-study .dpg-study-counts")
+    study = page.locator(".dpg-study")
+    assert counts(study) == "Due now: 0 (0 to review, 0 new); 1 more new after today's 2 new cards"
+    study.locator(".dpg-study-more").click()
+    assert counts(study) == "Due now: 1 (0 to review, 1 new)" and study.locator(".dpg-study-more").is_hidden()
+    assert study.locator(".dpg-card-face").inner_text() == "B one"
+    page.clock.pause_at(START + datetime.timedelta(days=1))           # a new day: the two graded cards are due
+    page.reload()
+    page.wait_for_selector(".dpg-study .dpg-card")
+    assert counts(page.locator(".dpg-study")) == "Due now: 3 (2 to review, 1 new)"
+    assert more.count() == 1 and page.problems == []
+

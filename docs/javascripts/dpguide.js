@@ -346,6 +346,14 @@
     if (d < 31) return d + " d";
     return d < 365 ? Math.round(d / 30) + " mo" : (d / 365).toFixed(1) + " y";
   }
+  /* New cards a day, as Anki limits them: the first grade of a new card counts against the day's
+     allowance (the study box's data-new-per-day, else 20); "Study more new cards" raises it for today. */
+  var INTRODUCED = "introduced", NEW_PER_DAY = 20;
+  function localDay(at) { return at.getFullYear() + "-" + (at.getMonth() + 1) + "-" + at.getDate(); }
+  function today(at) {
+    var t = load(INTRODUCED, null);
+    return t && t.day === localDay(at) ? t : { day: localDay(at), ids: [], extra: 0 };
+  }
   function dueText(record, at) {
     if (!record) return "new";
     var wait = record.due.getTime() - at.getTime();
@@ -415,9 +423,10 @@
     var tools = el("div", { "class": "dpg-deck-controls dpg-study-tools" });
     var message = el("p", { "class": "dpg-study-message", "role": "status" });
     var current = null, flipped = false;
+    var perDay = parseInt(box.getAttribute("data-new-per-day"), 10) || NEW_PER_DAY;
 
     function queue(at) {
-      var all = reviews(), due = [], fresh = [];
+      var all = reviews(), due = [], fresh = [], t = today(at);
       cards.forEach(function (item) {
         if (filter.value && item.deck !== filter.value) return;
         var r = stored(all, item.id);
@@ -425,7 +434,9 @@
         else if (r.due.getTime() <= at.getTime()) due.push({ item: item, due: r.due.getTime() });
       });
       due.sort(function (a, b) { return a.due - b.due; });
-      return { due: due.map(function (x) { return x.item; }), fresh: fresh };
+      var allowed = Math.max(0, perDay + t.extra - t.ids.length);
+      return { due: due.map(function (x) { return x.item; }), fresh: fresh.slice(0, allowed),
+               waiting: Math.max(0, fresh.length - allowed) };
     }
     function nextDue(at) {
       var all = reviews(), best = null;
@@ -439,12 +450,15 @@
       var at = new Date(), q = queue(at);
       current = q.due[0] || q.fresh[0] || null;
       counts.textContent = "Due now: " + (q.due.length + q.fresh.length) + " (" + q.due.length + " to review, " +
-        q.fresh.length + " new)";
+        q.fresh.length + " new)" + (q.waiting ? "; " + q.waiting + " more new after today's " + perDay +
+        (perDay === 1 ? " new card" : " new cards") : "");
+      more.hidden = !q.waiting;
       grades.textContent = "";
       if (!current) {
         var later = nextDue(at);
         view.card.hidden = true; view.link.hidden = true; view.proofBox.textContent = "";
-        message.textContent = "Nothing is due" + (later ? ". Next review: " + later.toLocaleString() + "." : ".");
+        message.textContent = "Nothing is due" + (later ? ". Next review: " + later.toLocaleString() + "." : ".") +
+          (q.waiting ? " New cards wait for tomorrow, or study more now." : "");
         return;
       }
       view.card.hidden = false;
@@ -464,7 +478,13 @@
     }
     function grade(rating) {
       var at = new Date(), all = reviews();
-      var record = stored(all, current.id) || window.FSRS.createEmptyCard(at);
+      var record = stored(all, current.id);
+      if (!record) {                                  /* a new card: it counts against today's allowance */
+        var t = today(at);
+        t.ids.push(current.id);
+        save(INTRODUCED, t);
+        record = window.FSRS.createEmptyCard(at);
+      }
       all[current.id] = f.next(record, at, rating).card;
       save(REVIEWS, all);
       flipped = false;
@@ -483,6 +503,12 @@
       if (n >= 0) { ev.preventDefault(); grade(window.FSRS.Rating[GRADES[n][0]]); }
     });
     filter.addEventListener("change", function () { flipped = false; render(); });
+    var more = tool("Study more new cards", "dpg-study-more", function () {
+      var t = today(new Date());
+      t.extra += perDay;
+      save(INTRODUCED, t);
+      flipped = false; render();
+    });
     tool("Export progress", "dpg-study-export", function () {
       var blob = new Blob([JSON.stringify({ format: "dpguide-reviews", version: 1, reviews: reviews() }, null, 1)],
                           { type: "application/json" });
@@ -510,7 +536,7 @@
     });
     tool("Reset progress", "dpg-study-reset", function () {
       if (!window.confirm("Forget every review of every deck?")) return;
-      save(REVIEWS, {}); flipped = false; render(); announceReviewed();
+      save(REVIEWS, {}); save(INTRODUCED, null); flipped = false; render(); announceReviewed();
     });
     box.textContent = "";
     var label = el("label", { "class": "dpg-study-label" }, "Study: ");

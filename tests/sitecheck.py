@@ -184,9 +184,18 @@ def axe_problems(page, levels=("serious", "critical"), rules: tuple[str, ...] = 
 
 
 def overflow_problem(page) -> str | None:
+    """The page scrolls sideways, or one of its tables does (Material wraps each table in a scrolling
+    box: a reader on a phone does not see the end of a row, and nothing says there is more)."""
     width = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
     if width[0] > width[1] + 1:
         return f"{page.url}: page body scrolls horizontally ({width[0]}px wide in a {width[1]}px viewport)"
+    tables = page.evaluate("""() => [...document.querySelectorAll('.md-typeset__scrollwrap')]
+        .filter(w => w.scrollWidth > w.clientWidth + 1)
+        .map(w => [w.scrollWidth, w.clientWidth, (w.querySelector('th, td') || w).innerText.slice(0, 40)])""")
+    if tables:
+        wide, column, first = tables[0]
+        return (f"{page.url}: {len(tables)} table(s) scroll sideways, the first ({first!r}...) "
+                f"{wide}px wide in a {column}px column")
     return None
 
 

@@ -60,6 +60,7 @@ def test_unrecorded_block_says_so_and_shows_the_record_command(project):
     html = rendered(site, PAGE)
     assert "GPU output not yet recorded" in html
     assert "dpguide record --only gpu/where.py@python" in html
+    assert "the *Run it* command above shows you what it prints" in html     # the reader's way, first
     assert "device agnostic line" not in html
     assert not warnings
 

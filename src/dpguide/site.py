@@ -427,7 +427,7 @@ class SiteBuild:
 
 def gpu_section(block: Block, state: RecordState) -> list[str]:
     record_cmd = f"dpguide record --only {block.identity}"
-    needs = f"{block.options.gpus} CUDA GPU(s)" + (f" with {block.options.backend}" if block.options.backend else "")
+    needs = f"{block.options.gpus} CUDA GPU" + ("" if block.options.gpus == 1 else "s") + (f" with {block.options.backend}" if block.options.backend else "")
     if state.status == "recorded":
         return [f'<p class="dpg-provenance">{state.provenance_line()}</p>', "", *output_tabs(state.result)]
     if state.status == "stale":
@@ -439,5 +439,6 @@ def gpu_section(block: Block, state: RecordState) -> list[str]:
         return ['!!! danger "GPU record refused"', "",
                 f"    The record `{state.path.name}` failed its check ({state.reason}); nothing from it is shown."]
     return ['!!! warning "GPU output not yet recorded"', "",
-            f"    This block needs {needs}. It has not been run on a real GPU yet, so no output is shown "
-            f"here. On a machine with {needs}, record it with `{record_cmd}`."]
+            f"    This block needs {needs}. No run of it on a real GPU has been recorded yet, so no output "
+            f"is shown here: on a machine with {needs}, the *Run it* command above shows you what it "
+            f"prints. (For the site's maintainers: `{record_cmd}` records it.)"]

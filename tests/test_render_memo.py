@@ -83,6 +83,17 @@ def test_a_second_block_on_the_page_keeps_its_own_line_anchors(memo):
 
 
 @pytest.mark.unit
+def test_a_block_with_an_html_title_from_the_auto_title_map_is_not_memoised(memo):
+    """Its title goes into the converter's stash, whose slot number is in the HTML: a stored copy
+    would point at another build's slot (a hit once made the block contain itself)."""
+    settings = {"auto_title": True, "auto_title_map": {"Python": {"title": "<b>Py</b>", "mode": "html"}}}
+    expected = plain(convert, CODE.format(n=1), **settings)
+    assert convert(CODE.format(n=1), **settings) == expected
+    assert convert(CODE.format(n=1), **settings) == expected
+    assert memo.stats["highlight"] == [0, 0]
+
+
+@pytest.mark.unit
 def test_search_entries_from_the_memo_equal_a_fresh_indexing(memo):
     expected = plain(index, [page(HTML)])
     assert index([page(HTML)]) == expected
@@ -94,6 +105,18 @@ def test_search_entries_from_the_memo_equal_a_fresh_indexing(memo):
                     page(HTML, meta={"search": {"boost": 2}})):
         assert index([changed]) == plain(index, [changed])
     assert memo.stats["search"] == [1, 5]
+
+
+@pytest.mark.unit
+def test_front_matter_of_any_shape_is_indexed_as_without_the_memo(memo, monkeypatch):
+    odd = page(HTML, meta={1: "a number key", "title": "T", "when": __import__("datetime").date(2026, 12, 5)})
+    assert index([odd]) == plain(index, [odd])
+    import material.plugins.search.plugin as search_plugin
+
+    monkeypatch.setattr(search_plugin, "jieba", object())     # jieba's dictionaries are not in the key
+    monkeypatch.setattr(SearchIndex, "_segment_chinese", lambda self, text: text, raising=False)
+    index([page(HTML)])
+    assert memo.stats["search"] == [0, 1]
 
 
 @pytest.mark.unit

@@ -7,7 +7,10 @@ argument and every setting of the highlighter; for a page its HTML, URL, title, 
 contents and the index's settings. Every key also holds the installed versions of the packages that
 do the work and the Pygments plugins they can load, so a hit returns what the step would return
 now, byte for byte (the build-speed benchmark fails unless the pages and the search index are the
-same as a build without the memo).
+same as a build without the memo). Not memoised, because their result depends on more than the
+key: an inline code span, a block whose title is HTML, and search indexing with jieba installed.
+A package installed in editable mode can change without changing its version: after editing one
+of those packages, build with the memo off.
 
 The memo is one JSON file in the build cache: a first line with the sha256 of the rest, then the
 entries. It is written by a rename, and only the entries this build used are kept. A file that
@@ -133,19 +136,22 @@ def _wrap_steps() -> None:
 
     def memo_highlight(self, src, language, *args, **kwargs):
         inline = kwargs.get("inline", args[5] if len(args) > 5 else False)
-        # an inline result is an element, and an HTML title goes into the converter's stash: not pure
-        if _active is None or inline or self.title_mode == "html":
+        # an inline result is an element, and an HTML title (set for the block, or by an auto-title
+        # map entry) goes into the converter's stash: not pure
+        html_titles = self.title_mode == "html" or (
+            self.auto_title and any(isinstance(entry, dict) for entry in self.auto_title_map.values()))
+        if _active is None or inline or html_titles:
             return highlight(self, src, language, *args, **kwargs)
         settings = sorted((name, repr(value)) for name, value in vars(self).items() if name != "md")
         return _active.recall("highlight", (src, language, args, sorted(kwargs.items()), settings),
                               lambda: highlight(self, src, language, *args, **kwargs))
 
     def memo_index_page(self, page):
-        if _active is None:
+        # with jieba installed, its version and dictionaries shape the text: not keyed, so not memoised
+        if _active is None or sys.modules["material.plugins.search.plugin"].jieba is not None:
             return index_page(self, page)
-        inputs = (page.content, page.url, page.title, json.dumps(page.meta, sort_keys=True, default=repr),
-                  _toc(page.toc), sorted((name, repr(value)) for name, value in self.config.items()),
-                  sys.modules["material.plugins.search.plugin"].jieba is not None)
+        inputs = (page.content, page.url, page.title, repr(page.meta), _toc(page.toc),
+                  sorted((name, repr(value)) for name, value in self.config.items()))
 
         computed = []
 

@@ -47,6 +47,27 @@ def atomic_write_text(path: Path, text: str) -> None:
         raise
 
 
+STALE_TEMPORARY_S = 3600     # no write of this cache takes an hour: an older temporary was left by a killed build
+
+
+def sweep_stale_temporaries(directory: Path, older_than_s: float = STALE_TEMPORARY_S, now: float | None = None) -> int:
+    """Remove the temporary files that a build killed between writing and renaming left under
+    ``directory`` (``.tmp-*`` from the atomic writers, ``.NAME.PID.tmp`` from ``write_if_changed``);
+    return how many. Only old ones: a temporary of a build running beside this one is seconds old."""
+    now = datetime.datetime.now().timestamp() if now is None else now
+    removed = 0
+    for path in Path(directory).rglob(".*"):
+        if not (path.name.startswith(".tmp-") or path.name.endswith(".tmp")) or not path.is_file():
+            continue
+        try:
+            if now - path.stat().st_mtime > older_than_s:
+                path.unlink()
+                removed += 1
+        except FileNotFoundError:
+            pass
+    return removed
+
+
 class RunCache:
     def __init__(self, directory: Path, report=print):
         self.directory = Path(directory)

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 from .blocks import Block, collect_site, site_notebooks, site_pages
+from .cache import sweep_stale_temporaries
 from .claims import (ClaimChecker, InlineValue, PageClaimRenderer, PageClaims, check_site, page_aliases, probe_targets,
                      cell_text, notebook_aliases, prose_lines, scan_notebook, scan_page)
 from .coverage import coverage, learn_pages, report, shortfalls
@@ -63,6 +64,10 @@ class SiteBuild:
         if info is None:    # a real MkDocs build: an updating bar on a terminal, plain lines in a log
             self.engine.progress_tty = None
         self.records = GpuRecords(records_dir or Path(root) / "records" / "gpu")
+        swept = sweep_stale_temporaries(self.engine.cache.directory)
+        if swept:
+            self.engine.log(f"removed {swept} temporary file(s) that a killed build left in "
+                            f"{self.engine.cache.directory}")
         self.blocks_by_page: dict[str, list[Block]] = {}
         self.executed_pages: dict[str, str] = {}       # page -> the text execute() resolved its blocks from
         from .guardian import marker_env

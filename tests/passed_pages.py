@@ -67,6 +67,6 @@ class PassedPages:
         passed = self._passed()
         passed.update({url[len(self.site_url):]: self.key(url) for url in urls})
         self.file.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=self.file.parent, delete=False, suffix=".tmp") as out:
+        with tempfile.NamedTemporaryFile("w", dir=self.file.parent, delete=False, prefix=".tmp-", suffix=".json") as out:
             json.dump(passed, out, indent=0, sort_keys=True)
         os.replace(out.name, self.file)

@@ -16,9 +16,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from importlib import metadata
 from pathlib import Path
+
+from dpguide.cache import atomic_write_text
 
 RECORDS = Path(__file__).resolve().parents[1] / ".cache" / "dpguide" / "browser-checks"
 #: check -> (pages reused, pages in all) in this test run, for the summary at its end (conftest.py)
@@ -66,7 +67,4 @@ class PassedPages:
         """Note that ``urls`` (as they are now) passed."""
         passed = self._passed()
         passed.update({url[len(self.site_url):]: self.key(url) for url in urls})
-        self.file.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=self.file.parent, delete=False, prefix=".tmp-", suffix=".json") as out:
-            json.dump(passed, out, indent=0, sort_keys=True)
-        os.replace(out.name, self.file)
+        atomic_write_text(self.file, json.dumps(passed, indent=0, sort_keys=True))

@@ -3,6 +3,7 @@ byte; any change to what those steps read is computed again; a bad memo file is 
 
 from __future__ import annotations
 
+import datetime
 import json
 from types import SimpleNamespace
 
@@ -109,7 +110,7 @@ def test_search_entries_from_the_memo_equal_a_fresh_indexing(memo):
 
 @pytest.mark.unit
 def test_front_matter_of_any_shape_is_indexed_as_without_the_memo(memo, monkeypatch):
-    odd = page(HTML, meta={1: "a number key", "title": "T", "when": __import__("datetime").date(2026, 12, 5)})
+    odd = page(HTML, meta={1: "a number key", "title": "T", "when": datetime.date(2026, 12, 5)})
     assert index([odd]) == plain(index, [odd])
     import material.plugins.search.plugin as search_plugin
 

@@ -52,8 +52,8 @@ STALE_TEMPORARY_S = 3600     # no write of this cache takes an hour: an older te
 
 def sweep_stale_temporaries(directory: Path, older_than_s: float = STALE_TEMPORARY_S, now: float | None = None) -> int:
     """Remove the temporary files that a build killed between writing and renaming left under
-    ``directory`` (``.tmp-*`` from the atomic writers, ``.NAME.PID.tmp`` from ``write_if_changed``);
-    return how many. Only old ones: a temporary of a build running beside this one is seconds old."""
+    ``directory`` (``.tmp-*`` from ``atomic_write_text``, and ``.NAME.PID.tmp`` that an older
+    ``write_if_changed`` made); return how many. Only old ones: a temporary of a build running beside this one is seconds old."""
     now = datetime.datetime.now().timestamp() if now is None else now
     removed = 0
     for path in Path(directory).rglob(".*"):

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 from pathlib import Path
 
 from .blocks import Block, collect_site, site_notebooks, site_pages
-from .cache import sweep_stale_temporaries
+from .cache import atomic_write_text, sweep_stale_temporaries
 from .claims import (ClaimChecker, InlineValue, PageClaimRenderer, PageClaims, check_site, page_aliases, probe_targets,
                      cell_text, notebook_aliases, prose_lines, scan_notebook, scan_page)
 from .coverage import coverage, learn_pages, report, shortfalls
@@ -49,10 +48,7 @@ BACKENDS_EXPR = ('", ".join(b for b in ("gloo", "nccl", "mpi", "ucc", "xccl") '
 def write_if_changed(path: Path, text: str) -> Path:
     """Make ``path`` hold ``text``: written only when it differs, by a rename (never half a file)."""
     if not path.is_file() or path.read_text(encoding="utf-8") != text:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, path)
+        atomic_write_text(path, text)
     return path
 
 

@@ -43,11 +43,12 @@ def test_second_build_runs_nothing_and_does_not_start_the_fork_server(project):
     assert set(first.values()) == {"run"}
     import dpguide.engine as engine_module
 
-    engine_module._FORKSERVER.close() if engine_module._FORKSERVER else None
-    engine_module._FORKSERVER = None
+    for server in engine_module._SERVERS.values():
+        server.close()
+    engine_module._SERVERS.clear()
     second = sources(project.engine())
     assert set(second.values()) == {"cached"}
-    assert engine_module._FORKSERVER is None           # no process was needed at all
+    assert not engine_module._SERVERS                 # no process was needed at all
 
 
 def test_changing_an_imported_helper_reruns_only_its_importer(project):

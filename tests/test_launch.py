@@ -74,11 +74,11 @@ def test_nonzero_exit_with_no_output_is_reported_truthfully(project):
 def test_one_or_two_python_blocks_do_not_start_the_warm_server(project):
     import dpguide.engine as engine_module
 
-    if engine_module._FORKSERVER is not None:
-        engine_module._FORKSERVER.close()
+    if "warm" in engine_module._SERVERS:
+        engine_module._SERVERS.pop("warm").close()
     engine, [block] = run_page(project, "```python\nimport sys\nprint('torch' in sys.modules)\n```\n")
     assert engine.result_for(block).text() == "False"        # forked from the bare server
-    assert engine_module._FORKSERVER is None or not engine_module._FORKSERVER.running
+    assert not engine_module._running("warm")
 
 
 def test_fresh_interpreter_matches_forked_output(project):
@@ -386,12 +386,14 @@ def test_the_merged_stream_of_forked_ranks_is_in_the_order_of_writing_within_one
     assert [line.t for line in result.lines] == sorted(line.t for line in result.lines)
 
 
-def test_only_ddp_blocks_and_single_processes_without_a_group_find_dynamo_already_imported(project):
-    # a DDP block imports torch._dynamo at its first DDP(), a single process at its first optimizer;
-    # any other block must not find it imported (it changes what some programs with a process group
-    # print), and neither may a block run fresh
-    report = ('import sys\n'   # spelt in two strings, which the engine would read as touching torch.distributed
-              'print("torch._dynamo" in sys.modules, "torch." "distributed.nn" in sys.modules)\n')
+def test_each_block_finds_imported_only_what_its_own_kind_of_program_imports(project):
+    # a DDP block imports torch._dynamo at its first DDP(), a single process at its first optimizer, a
+    # block that imports a sharding package imports that package's (large) tree; any other block must
+    # not find them imported (torch._dynamo changes what some programs with a process group print),
+    # and neither may a block run fresh
+    report = ('import sys\n'   # spelt in split strings, which the engine would read as touching torch.distributed
+              'print("torch._dynamo" in sys.modules, "torch." "distributed.nn" in sys.modules,\n'
+              '      "torch." "distributed.checkpoint.state_dict" in sys.modules)\n')
     optimizer = "import torch\nopt = torch.optim.SGD(torch.nn.Linear(2, 1).parameters(), lr=0.1)\n"
     engine, blocks = run_page(project, '''
         ```python
@@ -413,18 +415,41 @@ def test_only_ddp_blocks_and_single_processes_without_a_group_find_dynamo_alread
         ```python
         --8<-- "optimizer_with_group.py"
         ```
+
+        ```python
+        --8<-- "sharding_block.py"
+        ```
     ''', {"ddp_block.py": "#| run: torchrun --standalone --nproc-per-node=3 ddp_block.py\n"
                            "from torch.nn.parallel import DistributedDataParallel  # noqa: F401\n" + report,
           "plain_block.py": "#| run: torchrun --standalone --nproc-per-node=3 plain_block.py\n" + report,
           "optimizer_block.py": report + optimizer,
-          "optimizer_with_group.py": report + optimizer + "import torch.distributed  # noqa: F401\n"})
+          "optimizer_with_group.py": report + optimizer + "import torch.distributed  # noqa: F401\n",
+          "sharding_block.py": "#| run: torchrun --standalone --nproc-per-node=3 sharding_block.py\n" + report
+                               + "from torch.distributed.fsdp import fully_shard  # noqa: F401\n"})
     assert not engine.failures, engine.failures
-    ddp, plain, fresh, single, grouped = (engine.result_for(b) for b in blocks)   # 3 ranks: the servers start
-    assert ddp.forked and {ddp.text(f"rank {r}") for r in range(3)} == {"True True"}
-    assert plain.forked and {plain.text(f"rank {r}") for r in range(3)} == {"False False"}
-    assert not fresh.forked and {fresh.text(f"rank {r}") for r in range(3)} == {"False False"}
-    assert single.forked and single.text() == "True True"
-    assert grouped.forked and grouped.text() == "False False"
+    ddp, plain, fresh, single, grouped, sharding = (engine.result_for(b) for b in blocks)  # 3 ranks: servers start
+    assert ddp.forked and {ddp.text(f"rank {r}") for r in range(3)} == {"True True False"}
+    assert plain.forked and {plain.text(f"rank {r}") for r in range(3)} == {"False False False"}
+    assert not fresh.forked and {fresh.text(f"rank {r}") for r in range(3)} == {"False False False"}
+    assert single.forked and single.text() == "True True False"
+    assert grouped.forked and grouped.text() == "False False False"
+    assert sharding.forked and {sharding.text(f"rank {r}") for r in range(3)} == {"True True True"}
+
+
+def test_sharding_imports_are_recognised_only_as_imports():
+    from dpguide.launch import imports_sharding, server_kind
+
+    for code in (b"from torch.distributed.fsdp import fully_shard", b"import torch.distributed.checkpoint as dcp",
+                 b"from torch.distributed import tensor", b"def f():\n    from torch.distributed.optim import X"):
+        assert imports_sharding({"a.py": b"import torch\n" + code}), code
+    for code in (b"import torch.distributed as dist", b"# from torch.distributed.fsdp import fully_shard",
+                 b"from torch.distributed.fsdpx import y", b"x = 'torch.distributed.tensor'"):
+        assert not imports_sharding({"a.py": code}), code
+    ddp_and_fsdp = {"a.py": b"from torch.nn.parallel import DistributedDataParallel\n"
+                            b"from torch.distributed.fsdp import fully_shard\n"}
+    assert server_kind(ddp_and_fsdp, "torchrun") == "sharding"   # that server has imported torch._dynamo too
+    assert server_kind({"a.py": b"from torch.nn.parallel import DistributedDataParallel"}, "torchrun") == "ddp"
+    assert server_kind({"a.py": b"import torch.distributed as dist"}, "torchrun") == "warm"
 
 
 def test_torch_s_own_logger_in_a_forked_rank_writes_to_the_rank_s_stamped_stderr(project):

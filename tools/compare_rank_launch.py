@@ -1,7 +1,9 @@
 """Run every torchrun block twice, with fresh workers and with forked ones, and compare what they print.
 
 The engine forks torchrun's agent and each rank from a warm interpreter that has already imported
-torch. This script shows that a page would say the same thing either way:
+torch (and, for some kinds of program, what they import: ``launch.server_kind``); each block here
+forks from the server the build would give it. This script shows that a page would say the same
+thing either way:
 
     .venv/bin/python tools/compare_rank_launch.py               # every torchrun block of the site
     .venv/bin/python tools/compare_rank_launch.py --only ddp/   # blocks whose label contains ddp/
@@ -26,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from dpguide.engine import Engine, check_outcome, shared_forkserver  # noqa: E402
 from dpguide.errors import BlockFailed  # noqa: E402
-from dpguide.launch import Job, run_job  # noqa: E402
+from dpguide.launch import Job, run_job, server_kind  # noqa: E402
 
 
 def shape(result) -> list[str]:
@@ -43,11 +45,11 @@ def main() -> int:
     engine = Engine(Path(__file__).resolve().parents[1], log=lambda m: None)
     blocks = [b for b in engine.collect() if b.options.launch == "torchrun" and b.options.runs_on_cpu_build
               and not b.options.fresh and (not args.only or any(o in b.label for o in args.only))]
-    forkserver = shared_forkserver(engine.block_env)
-    forkserver.ensure_started()
     bad, times = 0, {"fresh": 0.0, "forked": 0.0}
     for block in blocks:
         outputs = {}
+        forkserver = shared_forkserver(engine.block_env, server_kind(block.files, block.options.launch))
+        forkserver.ensure_started()   # its start is not the block's time
         for way, server in (("fresh", None), ("forked", forkserver)):
             options = block.options if server else replace(block.options, fresh=True)
             job = Job(block.key, block.label, block.files, block.script, options)
@@ -66,7 +68,8 @@ def main() -> int:
             sys.stdout.writelines(line + "\n" for line in difflib.unified_diff(
                 outputs["fresh"], outputs["forked"], "fresh workers", "forked workers", lineterm="", n=1))
         else:
-            print(f"{block.label}: same", flush=True)
+            print(f"{block.label}: same (forked from the {server_kind(block.files, block.options.launch)} server)",
+                  flush=True)
     print(f"{len(blocks)} torchrun blocks; {bad} failed or differed; "
           f"fresh workers {times['fresh']:.1f} s, forked {times['forked']:.1f} s "
           f"(ratio {times['forked'] / max(times['fresh'], 1e-9):.2f})")

@@ -21,35 +21,33 @@ from .capture import HARD_LIMIT, STORE_LIMIT
 from .cache import RunCache
 from .environment import block_environment, fingerprint
 from .errors import BlockFailed, BuildInterrupted, GuideError
-from .forkserver import DDP_PRELOAD, ForkServer
-from .launch import Job, LiveJobs, forks, forks_with_dynamo, run_job
+from .forkserver import SERVER_KINDS, ForkServer
+from .launch import Job, LiveJobs, forks, run_job, server_kind
 from .progress import BuildProgress
 from .results import RunResult
 
-_FORKSERVER: ForkServer | None = None      # the warm one (torch imported once)
-_BARE_FORKSERVER: ForkServer | None = None  # imports nothing: for one or two blocks
-_DDP_FORKSERVER: ForkServer | None = None   # warm, and has imported what DDP() imports (DDP_PRELOAD)
-_FORKSERVER_LOCK = threading.Lock()
+#: one fork server per kind and build process (kept across `mkdocs serve` rebuilds): "bare" imports
+#: nothing (for one or two blocks); the others are warm, each with what ``SERVER_KINDS`` names
+_SERVERS: dict[str, ForkServer] = {}
+_SERVERS_LOCK = threading.Lock()
 
 
-def shared_forkserver(env: dict[str, str], preload: bool = True, ddp: bool = False) -> ForkServer:
-    """One fork server per build process and kind (kept across `mkdocs serve` rebuilds)."""
-    global _FORKSERVER, _BARE_FORKSERVER, _DDP_FORKSERVER
-    kind = "ddp" if ddp else "warm" if preload else "bare"
-    with _FORKSERVER_LOCK:
-        current = {"ddp": _DDP_FORKSERVER, "warm": _FORKSERVER, "bare": _BARE_FORKSERVER}[kind]
+def shared_forkserver(env: dict[str, str], kind: str = "warm") -> ForkServer:
+    """The build process's fork server of ``kind`` ("bare" or a key of ``SERVER_KINDS``), started on
+    first use; one made for another environment is closed and replaced."""
+    with _SERVERS_LOCK:
+        current = _SERVERS.get(kind)
         if current is None or current.env != env:
             if current is not None:
                 current.close()
-            current = ForkServer(env, preload=kind != "bare", also=DDP_PRELOAD if ddp else ())
+            current = ForkServer(env, preload=kind != "bare", also=SERVER_KINDS.get(kind, ()))
             atexit.register(current.close)
-            if kind == "ddp":
-                _DDP_FORKSERVER = current
-            elif kind == "warm":
-                _FORKSERVER = current
-            else:
-                _BARE_FORKSERVER = current
+            _SERVERS[kind] = current
         return current
+
+
+def _running(kind: str) -> bool:
+    return kind in _SERVERS and _SERVERS[kind].running
 
 
 @dataclass
@@ -155,14 +153,14 @@ class Engine:
         # on (a torchrun block's ranks fork from it too); one or two python blocks (an edited
         # snippet) fork from a bare server, importing what they need
         forkable = [b for b in blocks if forks(b.options)]
-        warm = sum(map(_ranks, forkable)) >= 3 or (_FORKSERVER is not None and _FORKSERVER.running)
-        forkserver = shared_forkserver(self.block_env, preload=warm) if forkable else None
-        # blocks that construct DDP, and single processes with no process group, fork from a server
-        # that has imported torch._dynamo too, when they have enough processes to pay for its start
-        ddp_keys = {b.key for b in forkable if forks_with_dynamo(b.files, b.options.launch)}
-        ddp_ranks = sum(_ranks(b) for b in forkable if b.key in ddp_keys)
-        ddp_warm = warm and (ddp_ranks >= 3 or (_DDP_FORKSERVER is not None and _DDP_FORKSERVER.running))
-        ddp_server = shared_forkserver(self.block_env, ddp=True) if ddp_warm else None
+        warm = sum(map(_ranks, forkable)) >= 3 or _running("warm")
+        forkserver = shared_forkserver(self.block_env, "warm" if warm else "bare") if forkable else None
+        # blocks that construct DDP, single processes with no process group, and blocks that import
+        # a sharding package fork from a server that has imported what they import too (``server_kind``),
+        # when they have enough processes between them to pay for its start; others from the warm one
+        kinds = {b.key: server_kind(b.files, b.options.launch) for b in forkable}
+        servers = {kind: shared_forkserver(self.block_env, kind) for kind in set(kinds.values()) - {"warm"}
+                   if warm and (sum(_ranks(b) for b in forkable if kinds[b.key] == kind) >= 3 or _running(kind))}
         failures: list[str] = []
         retried: list[str] = []
         kept = 0
@@ -179,7 +177,7 @@ class Engine:
                     return
                 progress.block_started()
                 job = Job(block.key, block.label, block.files, block.script, block.options)
-                server = ddp_server if ddp_server is not None and block.key in ddp_keys else forkserver
+                server = servers.get(kinds.get(block.key), forkserver)
                 result = run_job(job, self.scratch_root, self.block_env, server, self.live)
                 flake = _known_flake(result)
                 report = _retry_report(block, result) if flake else None

@@ -49,6 +49,15 @@ PRELOAD = ("torch", "torch.nn", "torch.distributed", "torch.utils.data", "numpy"
 #: get it: importing it changes what some programs with a group print (a C++ warning of
 #: ``ProcessGroup::hasHooks`` appears in one of this site's examples)
 DDP_PRELOAD = ("torch._dynamo",)
+#: imported besides by the server that forks the processes of blocks that import one of
+#: torch.distributed's sharding packages (``launch.imports_sharding``): importing those costs about
+#: half a second to a second per process here, and every such program of this site imports
+#: ``torch._dynamo`` as well at its first FSDP or DTensor call, optimizer step or DDP()
+SHARDING_PRELOAD = (*DDP_PRELOAD, "torch.distributed.fsdp", "torch.distributed.tensor.debug",
+                    "torch.distributed.checkpoint", "torch.distributed.checkpoint.state_dict",
+                    "torch.distributed.optim")
+#: what each kind of warm server imports besides ``PRELOAD``; a "bare" server imports nothing
+SERVER_KINDS = {"warm": (), "ddp": DDP_PRELOAD, "sharding": SHARDING_PRELOAD}
 
 
 # --------------------------------------------------------------------------- server side

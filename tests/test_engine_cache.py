@@ -190,3 +190,18 @@ def test_the_default_is_two_slots_per_core_and_dpguide_jobs_overrides_it(project
     assert SLOTS_PER_CORE == 2 and project.engine().slots == 2 * os.cpu_count()
     monkeypatch.setenv("DPGUIDE_JOBS", "3")
     assert project.engine().slots == 3
+
+
+@pytest.mark.unit
+def test_a_torchrun_block_holds_a_slot_per_rank_and_a_python_block_one():
+    from types import SimpleNamespace
+
+    from dpguide.engine import _weight
+
+    def block(launch, nproc=None, nnodes=1):
+        return SimpleNamespace(options=SimpleNamespace(launch=launch, nproc=nproc, nnodes=nnodes))
+
+    assert [_weight(block("torchrun", n)) for n in (1, 2, 3, 4)] == [1, 2, 3, 4]
+    assert _weight(block("torchrun", 2, nnodes=2)) == 4
+    assert _weight(block("python")) == 1
+

@@ -53,8 +53,8 @@ def mkdocs_command(root: Path) -> list[str]:
             "-d", str(root / "site")]
 
 
-def build(root: Path, timeout: float = 300, env: dict[str, str] = {}) -> subprocess.CompletedProcess:
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", **env}
+def build(root: Path, timeout: float = 300, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", **(env or {})}
     return subprocess.run(mkdocs_command(root), capture_output=True, text=True, timeout=timeout, env=env, cwd=root)
 
 

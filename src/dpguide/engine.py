@@ -46,6 +46,12 @@ def shared_forkserver(env: dict[str, str], kind: str = "warm") -> ForkServer:
         return current
 
 
+def _worth_warming(kind: str, blocks: list[Block]) -> bool:
+    """Whether the warm server of ``kind`` pays for its start (a torch import, about a second here)
+    on these blocks: from three processes on, or at no cost if it is running already."""
+    return sum(map(_ranks, blocks)) >= 3 or _running(kind)
+
+
 def _running(kind: str) -> bool:
     return kind in _SERVERS and _SERVERS[kind].running
 
@@ -158,14 +164,14 @@ class Engine:
         # on (a torchrun block's ranks fork from it too); one or two python blocks (an edited
         # snippet) fork from a bare server, importing what they need
         forkable = [b for b in blocks if forks(b.options)]
-        warm = sum(map(_ranks, forkable)) >= 3 or _running("warm")
+        warm = _worth_warming("warm", forkable)
         forkserver = shared_forkserver(self.block_env, "warm" if warm else "bare") if forkable else None
         # blocks that construct DDP, single processes with no process group, and blocks that import
         # a sharding package fork from a server that has imported what they import too (``server_kind``),
         # when they have enough processes between them to pay for its start; others from the warm one
         kinds = {b.key: server_kind(b.files, b.options.launch) for b in forkable}
         servers = {kind: shared_forkserver(self.block_env, kind) for kind in set(kinds.values()) - {"warm"}
-                   if warm and (sum(_ranks(b) for b in forkable if kinds[b.key] == kind) >= 3 or _running(kind))}
+                   if warm and _worth_warming(kind, [b for b in forkable if kinds[b.key] == kind])}
         failures: list[str] = []
         retried: list[str] = []
         kept = 0

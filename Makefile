@@ -8,13 +8,19 @@
 # Why make: it is on every Linux and macOS machine, so nothing has to be installed before the first
 # command, and its stamp files make a second run skip every set-up step whose inputs did not change.
 # Versions come from constraints.txt (pip freeze of the last tested environment), so a build a
-# year from now resolves the same packages; torch==2.13.0 stays pinned without a local label.
+# year from now resolves the same packages; torch==2.15.0 stays pinned without a local label.
+#
+# The install reads no pip configuration of the machine (PIP_CONFIG_FILE=/dev/null, no find-links,
+# constraints or extra indexes from the environment): a machine-wide cap or a local wheel directory
+# must not change which torch the site is built with. Only a CA bundle (PIP_CERT) is kept.
 
 PYTHON ?= python3
 VENV := .venv
 INSTALLED := $(VENV)/.installed
 VENDORED := docs/javascripts/vendor/mermaid.min.js docs/javascripts/vendor/ts-fsrs.umd.js
 CHROMIUM ?= /usr/bin/chromium
+PIP := env -u PIP_FIND_LINKS -u PIP_CONSTRAINT -u PIP_EXTRA_INDEX_URL -u PIP_INDEX_URL -u PIP_NO_INDEX \
+	PIP_CONFIG_FILE=/dev/null $(VENV)/bin/pip
 
 .PHONY: serve build test test-fast test-engine mutation install browser lock
 
@@ -42,7 +48,7 @@ install: $(INSTALLED) $(VENDORED)
 
 $(INSTALLED): pyproject.toml constraints.txt
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[test]'
+	$(PIP) install --quiet -c constraints.txt -e '.[test]'
 	touch $@
 
 $(VENDORED) &: tools/vendor_js.py | $(INSTALLED)
@@ -54,5 +60,5 @@ browser:
 		|| (apt-get update && apt-get install -y chromium)
 
 lock: $(INSTALLED)
-	{ sed -n '1,/^# index/p' constraints.txt; $(VENV)/bin/pip freeze --exclude-editable \
+	{ sed -n '1,/^# index/p' constraints.txt; $(PIP) freeze --exclude-editable \
 		| sed 's/^torch==\([0-9.]*\)+.*/torch==\1/'; } > constraints.txt.new && mv constraints.txt.new constraints.txt

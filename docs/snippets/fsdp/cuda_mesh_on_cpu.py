@@ -1,5 +1,5 @@
 #| run: torchrun --standalone --nproc-per-node=2 cuda_mesh_on_cpu.py
-"""A "cuda" DeviceMesh on a torch build without CUDA."""
+"""A "cuda" DeviceMesh on a machine without a GPU."""
 import torch
 import torch.distributed as dist
 from torch.distributed.device_mesh import init_device_mesh

@@ -5,6 +5,7 @@
     dpguide run-all                        every block of the site (cache used), summary table
     dpguide record [--only ID] [--check]   run GPU blocks on this machine and write their records
     dpguide anchors docs/learn/ddp.md      the anchor of every run on a page (for a card's proof:)
+    dpguide record-release                 run every block twice on this torch, write records/releases/
 """
 
 from __future__ import annotations
@@ -107,6 +108,12 @@ def cmd_record(args) -> int:
     return record_all(find_root(Path.cwd()), only=args.only, check=args.check)
 
 
+def cmd_record_release(args) -> int:
+    from .release_recording import record_release
+
+    return record_release(find_root(Path.cwd()), runs=args.runs)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="dpguide", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -123,6 +130,10 @@ def main(argv: list[str] | None = None) -> int:
     record.add_argument("--check", action="store_true",
                         help="fail if a record's output changed (drift) instead of silently rewriting it")
     record.set_defaults(func=cmd_record)
+    release = sub.add_parser("record-release", help="run every CPU-build block on the torch installed here "
+                             "and write its release record (records/releases/torch-VERSION.json)")
+    release.add_argument("--runs", type=int, default=2, help="cold runs of every block (2: races show)")
+    release.set_defaults(func=cmd_record_release)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

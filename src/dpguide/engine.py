@@ -107,6 +107,8 @@ class Engine:
         self.live = LiveJobs()
         self.results: dict[str, RunResult] = {}
         self.failures: dict[str, str] = {}   # key -> why the block failed, for this build
+        #: key -> the run of a block that did not do what its page says (kept for release records)
+        self.failed_results: dict[str, RunResult] = {}
         self.questions: list = []
         self.retried: list[str] = []
         self.decks: list = []
@@ -218,6 +220,7 @@ class Engine:
             except BlockFailed as exc:
                 failures.append(str(exc))
                 self.failures[block.key] = str(exc)
+                self.failed_results[block.key] = result
                 status = "FAILED"
             with lock:
                 timings[block.identity] = round(result.duration, 2)

@@ -20,6 +20,8 @@ from .engine import Engine
 from .snippet_files import read_snippet
 from .errors import AuthoringError, GuideError
 from .gpu_records import GpuRecords, RecordState
+from .release_records import STATUSES, ReleaseComparison, ReleaseRecords, build_flavour
+from .release_render import DRIFT_MARKER, build_note, drift_report, release_lines
 from .results import RunResult
 from .quiz import Question, parse_page, wrong_bank_items
 from .quiz_render import output_text, render_deck, render_question
@@ -43,6 +45,9 @@ PROOF_KINDS = {
 #: what the provenance line under each output lists as the torch build's process-group backends
 BACKENDS_EXPR = ('", ".join(b for b in ("gloo", "nccl", "mpi", "ucc", "xccl") '
                  'if getattr(dist, f"is_{b}_available", lambda: False)())')
+#: the build's torch as a reader names it (local label included) and its CUDA version ('' without CUDA)
+TORCH_EXPR = "torch.__version__"
+CUDA_EXPR = "torch.version.cuda or ''"
 
 
 def write_if_changed(path: Path, text: str) -> Path:
@@ -60,6 +65,8 @@ class SiteBuild:
         if info is None:    # a real MkDocs build: an updating bar on a terminal, plain lines in a log
             self.engine.progress_tty = None
         self.records = GpuRecords(records_dir or Path(root) / "records" / "gpu")
+        self.releases_dir = (Path(records_dir).parent if records_dir else Path(root) / "records") / "releases"
+        self.comparisons: dict[str, list[ReleaseComparison]] = {}
         swept = sweep_stale_temporaries(self.engine.cache.directory)
         if swept:
             self.engine.log(f"removed {swept} temporary file(s) that a killed build left in "
@@ -135,6 +142,7 @@ class SiteBuild:
             self.check_claims(claims, blocks)
         finally:
             self.checker.cancel()
+        self.compare_releases(blocks)
         for block in blocks:
             if block.options.needs_gpu_record:
                 state = self.records.state(block)
@@ -333,7 +341,8 @@ class SiteBuild:
                        for page, path in sorted((notebooks or {}).items())}
         except AuthoringError as exc:
             raise GuideError(str(exc)) from None
-        claims["(build)"] = PageClaims({}, values=[InlineValue("(build)", 0, BACKENDS_EXPR)])
+        claims["(build)"] = PageClaims({}, values=[InlineValue("(build)", 0, expr)
+                                                   for expr in (BACKENDS_EXPR, TORCH_EXPR, CUDA_EXPR)])
         return claims
 
     def check_claims(self, claims: dict[str, PageClaims], blocks: list[Block]) -> None:
@@ -361,6 +370,45 @@ class SiteBuild:
         self.engine.log(f"claims: {c['mentions']} mentions of {c['names']} torch names resolved, "
                         f"{c['not_api']} marked as not existing and shown failing, {c['values']} inline values "
                         f"computed ({c['probed']} names/values probed now, the rest from the cache)")
+
+    # ------------------------------------------------------------------ other torch releases
+    def build_torch(self) -> str | None:
+        """The build's torch version as ``torch.__version__`` says it (``2.15.0+cu132``)."""
+        return self.checker.value(TORCH_EXPR)
+
+    def compare_releases(self, blocks: list[Block]) -> None:
+        """Compare every output with what each recorded release printed; log one line per release."""
+        self.releases = ReleaseRecords(self.releases_dir)
+        own = self.build_torch()
+        self.comparisons = {}
+        for block in blocks:
+            result = self.engine.result_for(block)
+            if result is not None and block.key not in self.comparisons:
+                self.comparisons[block.key] = self.releases.compare(block, result, own)
+        for release, row in self.drift_counts().items():
+            self.engine.log(f"releases: {release}: " + ", ".join(f"{row[s]} {s}" for s in STATUSES))
+
+    def drift_counts(self) -> dict[str, dict[str, int]]:
+        counts: dict[str, dict[str, int]] = {}
+        for comparisons in self.comparisons.values():
+            for c in comparisons:
+                counts.setdefault(c.record.label, dict.fromkeys(STATUSES, 0))[c.status] += 1
+        return counts
+
+    def drift_section(self) -> list[str]:
+        listed: dict[str, list] = {}
+        for page_blocks in self.blocks_by_page.values():
+            for block in page_blocks:
+                for c in self.comparisons.get(block.key, []):
+                    if c.status in ("fails", "differs"):
+                        listed.setdefault(c.record.label, []).append((block.label, c.status, c.reason))
+        provenance = {r.label: r.provenance_line() for r in self.releases.records}
+        return drift_report(self.drift_counts(), listed, provenance)
+
+    def page_build_note(self) -> str:
+        on = self.engine.environment
+        return build_note(self.build_torch(), build_flavour(self.checker.value(CUDA_EXPR)), on["python"],
+                          on["device"])
 
     def backends(self) -> str | None:
         """The process-group backends the build's torch offers (computed by a run, cached per environment)."""
@@ -406,7 +454,12 @@ class SiteBuild:
             rendered[fence.line] = (fence.end_line, indent(["", html, ""], fence.indent))
         prose = claims.prose(markdown)
         self.linked += claims.linked
-        return replace_blocks(prose, rendered) if rendered else prose
+        text = replace_blocks(prose, rendered) if rendered else prose
+        if DRIFT_MARKER in text:
+            text = text.replace(DRIFT_MARKER, "\n".join(self.drift_section()))
+        if any(b.options.runs_on_cpu_build for b in blocks if not b.role):
+            text = _after_title(text, self.page_build_note())
+        return text
 
     def render_block(self, block: Block, anchor: str | None = None) -> list[str]:
         lines = source_block(block) + [""]
@@ -416,14 +469,29 @@ class SiteBuild:
             result = self.engine.result_for(block)
             if result is None:
                 raise GuideError(f"{block.label}: no result for this block: the page changed after the build ran its blocks; build again")
-            return lines + run_section(block, result, self.backends(), anchor)
+            return lines + self.run_and_releases(block, result, anchor)
         state = self.records.state(block)
         gpu = gpu_section(block, state)
         if block.options.device == "cuda":
             return lines + ['<div class="dpg-run" markdown>', "", *command_line(block), "", *gpu, "", "</div>"]
-        cpu = run_section(block, self.engine.result_for(block), self.backends(), anchor)
+        cpu = self.run_and_releases(block, self.engine.result_for(block), anchor)
         return lines + ['=== "CPU (this build)"', "", *indent(cpu, "    "), "",
                         '=== "GPU (recorded)"', "", *indent(gpu, "    ")]
+
+    def run_and_releases(self, block: Block, result: RunResult, anchor: str | None) -> list[str]:
+        """The output of the build's run, and under it what the recorded other releases print."""
+        section = run_section(block, result, self.backends(), anchor)
+        extra = release_lines(self.comparisons.get(block.key, []))
+        return section[:-1] + ([""] + extra + [""] if extra else []) + section[-1:]
+
+
+def _after_title(markdown: str, note: str) -> str:
+    """``markdown`` with ``note`` as the paragraph after its title: the first line that is not blank,
+    when it is a level-one heading (a ``#`` line later on may be a comment inside a code block)."""
+    lines = markdown.split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), 0)
+    at = first + 1 if lines and lines[first].startswith("# ") else 0
+    return "\n".join(lines[:at] + ["", note, ""] + lines[at:])
 
 
 def gpu_section(block: Block, state: RecordState) -> list[str]:

@@ -1,0 +1,191 @@
+"""Release records: what every block printed on other torch releases, committed, compared on every build.
+
+The site is built on one torch (the newest release, PyPI's wheel). Readers have
+others. One JSON file per release under ``records/releases/`` holds, for every
+block the CPU build runs, two real runs of it on that release, keyed by the
+block's content (code, local imports, launch settings: ``gpu_records.content_key``),
+with the release's provenance (torch version and build flavour, Python, machine,
+date) and a digest. On the build each shown output gets, per recorded release:
+
+- ``same``: that release printed the same (``output_drift`` blurs pids, ports, times...);
+- ``differs``: it printed something else, and its two runs agree with each other;
+- ``varies``: its two runs (or the build release's own two runs) differ from each
+  other, so a difference says nothing about the release: a race;
+- ``fails``: the block does not do there what the page says (another exception, or none);
+- ``unrecorded``: no run of this exact code on that release (the code changed since,
+  or it was never recorded): nothing of that release is shown for it.
+
+The digest detects accidents (a hand edit, a truncated file, a bad merge), not
+forgery; what vouches for a record is review of the commit that adds it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .blocks import Block
+from .cache import atomic_write_json, digest_of
+from .errors import BlockFailed, GuideError
+from .gpu_records import content_key
+from .output_drift import first_difference, same_output
+from .results import RunResult
+
+SCHEMA = 1
+PROVENANCE_FIELDS = ("torch", "build", "python", "machine", "device", "date", "runs")
+STATUSES = ("same", "differs", "varies", "fails", "unrecorded")
+
+
+def release_file_name(torch_version: str) -> str:
+    return f"torch-{torch_version}.json"
+
+
+def build_flavour(cuda: str | None, hip: str | None = None) -> str:
+    """How a reader names the wheel: 'CUDA 13.2 build', 'ROCm 6.4 build' or 'CPU-only build'."""
+    if cuda:
+        return f"CUDA {cuda} build"
+    if hip:
+        return f"ROCm {hip} build"
+    return "CPU-only build"
+
+
+@dataclass
+class BlockRuns:
+    """The runs of one block's code on one release: the first, and the second when it printed otherwise."""
+
+    first: RunResult
+    second: RunResult | None = None     # None: the second run printed the same as the first
+
+    @property
+    def varies(self) -> bool:
+        return self.second is not None
+
+
+@dataclass
+class ReleaseRecord:
+    path: Path
+    provenance: dict
+    runs: dict[str, BlockRuns] = field(default_factory=dict)     # content key -> runs
+
+    @property
+    def torch(self) -> str:
+        return self.provenance["torch"]
+
+    @property
+    def label(self) -> str:
+        return f"torch {self.torch} ({self.provenance['build']})"
+
+    def provenance_line(self) -> str:
+        p = self.provenance
+        return (f"torch {p['torch']}, {p['build']} · Python {p['python']} on {p['device']} ({p['machine']}) · "
+                f"{p['runs']} runs of every block · {p['date']}")
+
+
+@dataclass
+class ReleaseComparison:
+    """How one block's shown output compares with one other release."""
+
+    record: ReleaseRecord
+    status: str                         # one of STATUSES
+    result: RunResult | None = None     # that release's run, for differs / fails / varies
+    reason: str = ""
+
+
+def validate(data: dict) -> None:
+    """Raise ValueError unless ``data`` is a well-formed, untampered release record."""
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        raise ValueError(f"unknown schema (this engine reads schema {SCHEMA})")
+    for key in ("provenance", "blocks", "digest"):
+        if key not in data:
+            raise ValueError(f"missing field {key!r}")
+    missing = [f for f in PROVENANCE_FIELDS if f not in data["provenance"]]
+    if missing:
+        raise ValueError(f"provenance lacks {', '.join(missing)}")
+    body = {k: v for k, v in data.items() if k != "digest"}
+    if data["digest"] != digest_of(body):
+        raise ValueError("digest does not match its content (edited by hand, truncated or badly merged)")
+
+
+def load_record(path: Path) -> ReleaseRecord:
+    """The record in ``path``; GuideError naming the file and what is wrong with it."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        validate(data)
+        runs = {key: BlockRuns(RunResult.from_json(entry["first"]),
+                               RunResult.from_json(entry["second"]) if entry.get("second") else None)
+                for key, entry in data["blocks"].items()}
+    except (ValueError, KeyError, TypeError) as exc:
+        raise GuideError(f"{path}: release record refused: {exc}\n  fix: restore it from git "
+                         "(git checkout -- records/releases) or record the release again "
+                         "(python tools/record_release.py)") from None
+    return ReleaseRecord(path, data["provenance"], runs)
+
+
+def write_record(path: Path, provenance: dict, runs: dict[str, BlockRuns]) -> Path:
+    body = {"schema": SCHEMA, "provenance": provenance,
+            "blocks": {key: {"first": r.first.to_json(), "second": r.second.to_json() if r.second else None}
+                       for key, r in sorted(runs.items())}}
+    atomic_write_json(Path(path), {**body, "digest": digest_of(body)})
+    return Path(path)
+
+
+def block_runs(first: RunResult, second: RunResult | None) -> BlockRuns:
+    """Two runs of a block kept as a record keeps them: the second only when it printed otherwise."""
+    return BlockRuns(first, second if second is not None and not same_output(first, second) else None)
+
+
+def _page_says(block: Block, result: RunResult) -> str:
+    """'' when ``result`` does what the block's page says, else why not (first line)."""
+    from .engine import check_outcome
+
+    try:
+        check_outcome(block, result)
+        return ""
+    except BlockFailed as exc:
+        return exc.reason.splitlines()[0]
+
+
+class ReleaseRecords:
+    """Every release record of the project, read once."""
+
+    def __init__(self, directory: Path):
+        self.directory = Path(directory)
+        self.records = [load_record(p) for p in sorted(self.directory.glob("*.json"))]
+
+    def own(self, build_torch: str | None) -> ReleaseRecord | None:
+        """The record of the build's own release (its two runs tell which outputs vary run to run)."""
+        return next((r for r in self.records if r.torch == build_torch), None)
+
+    def others(self, build_torch: str | None) -> list[ReleaseRecord]:
+        """The other releases, newest first."""
+        return sorted((r for r in self.records if r.torch != build_torch), key=lambda r: _version_key(r.torch),
+                      reverse=True)
+
+    def compare(self, block: Block, result: RunResult, build_torch: str | None) -> list[ReleaseComparison]:
+        key = content_key(block)
+        own = self.own(build_torch)
+        build_varies = own is not None and key in own.runs and (
+            own.runs[key].varies or not same_output(result, own.runs[key].first))
+        found = []
+        for record in self.others(build_torch):
+            runs = record.runs.get(key)
+            if runs is None:
+                found.append(ReleaseComparison(record, "unrecorded", reason="no run of this code on that release"))
+                continue
+            why = _page_says(block, runs.first)
+            if why:
+                found.append(ReleaseComparison(record, "fails", runs.first, why))
+            elif same_output(result, runs.first) or (runs.second is not None and same_output(result, runs.second)):
+                found.append(ReleaseComparison(record, "same"))
+            elif runs.varies or build_varies:
+                where = "its two runs there" if runs.varies else f"two runs on torch {build_torch}"
+                found.append(ReleaseComparison(record, "varies", runs.first, f"{where} printed different things"))
+            else:
+                found.append(ReleaseComparison(record, "differs", runs.first, first_difference(result, runs.first)))
+        return found
+
+
+def _version_key(version: str) -> tuple:
+    public, _, local = version.partition("+")
+    return tuple(int(p) if p.isdigit() else 0 for p in public.split(".")), local

@@ -1,0 +1,86 @@
+"""How a shown output says what other torch releases print: one line under it, the differing runs folded.
+
+Also the page's one note on which torch build its outputs come from, and the
+drift report (a table per release) that the "How the outputs are made" page shows.
+"""
+
+from __future__ import annotations
+
+import html
+
+from .release_records import STATUSES, ReleaseComparison
+from .render import output_boxes
+from .results import MAIN
+
+#: the words of the line under an output, per status
+_SAID = {"same": "same on", "differs": "differs on", "varies": "varies from run to run on",
+         "fails": "does not do what this page says on", "unrecorded": "not recorded for this code on"}
+#: the title of the folded run, per status
+_FOLD = {"differs": ("note", "prints something else"), "varies": ("note", "printed this on one of its runs"),
+         "fails": ("failure", "does not do what this page says")}
+#: where a page's marker for the drift report goes
+DRIFT_MARKER = "<!-- dpguide: release-drift -->"
+
+
+def release_lines(comparisons: list[ReleaseComparison]) -> list[str]:
+    """The line under an output, then each differing release's run, folded (nothing without records)."""
+    if not comparisons:
+        return []
+    parts = []
+    for status in STATUSES:
+        names = [c.record.label for c in comparisons if c.status == status]
+        if names:
+            parts.append(f"{_SAID[status]} {', '.join(names)}")
+    out = [f'<p class="dpg-releases">Other torch releases: {html.escape("; ".join(parts))}.</p>']
+    for c in comparisons:
+        if c.status in _FOLD and c.result is not None:
+            kind, title = _FOLD[c.status]
+            body = [f'<p class="dpg-provenance">{html.escape(c.record.provenance_line())}</p>', ""]
+            if c.reason:
+                body += [html.escape(_sentence(c)), ""]
+            body += _merged(c.result)
+            out += ["", f'??? {kind} "{c.record.label} {title}"', "", *["    " + x if x else "" for x in body]]
+    return out
+
+
+def _sentence(c: ReleaseComparison) -> str:
+    if c.status == "fails":
+        return f"On that release: {c.reason}."
+    if c.status == "varies":
+        return f"Not a difference of the release: {c.reason}."
+    return f"First difference: {c.reason}."
+
+
+def _merged(result) -> list[str]:
+    if result.launch == "python":
+        return output_boxes(result.lines_of(MAIN), empty="*The program printed nothing.*")
+    return output_boxes(result.lines, label=lambda line: f"[{line.source}] {line.text}")
+
+
+def build_note(version: str | None, flavour: str | None, python: str, device: str) -> str:
+    """The page's one sentence on the torch its outputs come from."""
+    where = "a machine without a GPU" if device == "cpu" else device
+    return (f'<p class="dpg-build-note">Every output on this page is a real run on torch '
+            f'{html.escape(version or "?")} ({html.escape(flavour or "?")}, the wheel <code>pip install torch</code> '
+            f'gives on Linux), Python {html.escape(python)}, on {html.escape(where)}. Under each output, a line '
+            f'says what other torch releases print.</p>')
+
+
+def drift_report(counts: dict[str, dict[str, int]], listed: dict[str, list[tuple[str, str, str]]],
+                 provenance: dict[str, str]) -> list[str]:
+    """A table: per release, how many blocks are same / differ / vary / fail / unrecorded; then the
+    blocks that fail or differ, by release."""
+    if not counts:
+        return ["*No release records yet: every output is from the build's torch only.*"]
+    out = ["| Release | " + " | ".join(_SAID[s].rsplit(" on", 1)[0] for s in STATUSES) + " | recorded |",
+           "|---|" + "---:|" * len(STATUSES) + "---|"]
+    for release, row in counts.items():
+        out.append(f"| {release} | " + " | ".join(str(row.get(s, 0)) for s in STATUSES)
+                   + f" | {provenance[release]} |")
+    for release, items in listed.items():
+        if items:
+            out += ["", f'??? note "{release}: the {len(items)} blocks that fail or print something else"', ""]
+            out += [f"    - `{label}`: {status}" + (f": <code>{html.escape(reason)}</code>" if reason else "")
+                    for label, status, reason in items]
+    return out
+

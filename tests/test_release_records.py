@@ -1,0 +1,159 @@
+"""Release records: each state an output can have against another release, and a record refused loudly.
+
+Pure: records are written to and read from a temporary folder, blocks and results built in memory.
+The last test reads the records committed under records/releases/ (real runs).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dpguide.errors import GuideError
+from dpguide.gpu_records import content_key
+from dpguide.output_drift import same_output
+from dpguide.release_records import (BlockRuns, ReleaseRecords, block_runs, build_flavour, load_record,
+                                     release_file_name, write_record)
+from dpguide.release_render import release_lines
+from unit_blocks import block_of, line, result_of
+
+pytestmark = pytest.mark.unit
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILD = "2.15.0+cu132"
+
+
+def provenance(torch: str, build: str = "CUDA 12.8 build") -> dict:
+    return {"torch": torch, "build": build, "python": "3.11.7", "machine": "x86_64", "device": "cpu",
+            "date": "2026-12-06", "runs": 2}
+
+
+def printed(*texts: str, returncode: int = 0):
+    """A python run that printed ``texts``: on stdout, or on stderr when it failed (its traceback)."""
+    stream = "stderr" if returncode else "stdout"
+    return result_of([line("python", t, stream) for t in texts], launch="python", returncode=returncode)
+
+
+def records_with(tmp_path, block, torch: str, first, second=None) -> ReleaseRecords:
+    write_record(tmp_path / release_file_name(torch), provenance(torch),
+                 {content_key(block): block_runs(first, second)})
+    return ReleaseRecords(tmp_path)
+
+
+def status(tmp_path, block, shown, first, second=None, torch="2.14.1"):
+    (c,) = records_with(tmp_path, block, torch, first, second).compare(block, shown, BUILD)
+    return c
+
+
+def test_the_same_output_is_same(tmp_path):
+    block = block_of("", "print(1)")
+    assert status(tmp_path, block, printed("1"), printed("1")).status == "same"
+
+
+def test_another_output_differs_and_names_the_first_difference(tmp_path):
+    block = block_of("", "print(1)")
+    c = status(tmp_path, block, printed("x 1"), printed("x 2"))
+    assert c.status == "differs" and c.reason == "python, line 1: 'x 1' vs 'x 2'" and c.result.text() == "x 2"
+
+
+def test_two_runs_that_disagree_there_make_it_a_race_not_a_difference(tmp_path):
+    block = block_of("", "print(1)")
+    c = status(tmp_path, block, printed("rank 0 failed first"), printed("rank 1 failed first"),
+               printed("rank 2 failed first"))
+    assert c.status == "varies" and "two runs there" in c.reason
+
+
+def test_a_race_on_the_build_release_itself_is_also_no_difference(tmp_path):
+    block = block_of("", "print(1)")
+    write_record(tmp_path / release_file_name(BUILD), provenance(BUILD),
+                 {content_key(block): block_runs(printed("a"), printed("b"))})
+    write_record(tmp_path / release_file_name("2.14.1"), provenance("2.14.1"),
+                 {content_key(block): block_runs(printed("c"), None)})
+    (c,) = ReleaseRecords(tmp_path).compare(block, printed("a"), BUILD)
+    assert c.status == "varies" and BUILD in c.reason
+
+
+def test_a_block_that_does_not_do_what_its_page_says_there_fails(tmp_path):
+    block = block_of('expect="fail" raises="RuntimeError"', "raise RuntimeError")
+    traceback = ("Traceback (most recent call last):", '  File "block.py", line 1, in <module>')
+    shown = printed(*traceback, "RuntimeError: Found no NVIDIA driver on your system.", returncode=1)
+    there = printed(*traceback, "AssertionError: Torch not compiled with CUDA enabled", returncode=1)
+    c = status(tmp_path, block, shown, there)
+    assert c.status == "fails" and "expected to raise RuntimeError but raised AssertionError" in c.reason
+
+
+def test_changed_code_is_unrecorded_and_nothing_of_the_old_code_is_shown(tmp_path):
+    old, new = block_of("", "print(1)"), block_of("", "print(2)")
+    records = records_with(tmp_path, old, "2.14.1", printed("1"))
+    (c,) = records.compare(new, printed("2"), BUILD)
+    assert c.status == "unrecorded" and c.result is None
+    assert release_lines([c]) == ['<p class="dpg-releases">Other torch releases: not recorded for this code on '
+                                  'torch 2.14.1 (CUDA 12.8 build).</p>']
+
+
+def test_the_build_release_is_not_listed_as_another_release(tmp_path):
+    block = block_of("", "print(1)")
+    assert records_with(tmp_path, block, BUILD, printed("1")).compare(block, printed("1"), BUILD) == []
+
+
+def test_releases_are_listed_newest_first(tmp_path):
+    block = block_of("", "print(1)")
+    for torch in ("2.13.0+cpu", "2.14.1", "2.9.1"):
+        write_record(tmp_path / release_file_name(torch), provenance(torch), {content_key(block): block_runs(printed("1"), None)})
+    assert [r.torch for r in ReleaseRecords(tmp_path).others(BUILD)] == ["2.14.1", "2.13.0+cpu", "2.9.1"]
+
+
+def test_a_second_run_that_printed_the_same_is_not_kept():
+    assert block_runs(printed("1"), printed("1")).second is None
+    assert block_runs(printed("1"), printed("2")).varies
+
+
+@pytest.mark.parametrize("damage", ["edit", "truncate", "schema"])
+def test_a_damaged_record_stops_with_its_path_and_reason(tmp_path, damage):
+    block = block_of("", "print(1)")
+    path = write_record(tmp_path / "torch-2.14.1.json", provenance("2.14.1"),
+                        {content_key(block): BlockRuns(printed("1"))})
+    data = json.loads(path.read_text())
+    if damage == "edit":
+        data["blocks"][content_key(block)]["first"]["lines"][0][3] = "2"
+        path.write_text(json.dumps(data))
+    elif damage == "truncate":
+        path.write_text(path.read_text()[:100])
+    else:
+        data["schema"] = 99
+        path.write_text(json.dumps(data))
+    with pytest.raises(GuideError) as info:
+        ReleaseRecords(tmp_path)
+    assert str(path) in str(info.value) and "release record refused" in str(info.value)
+
+
+def test_the_line_under_an_output_groups_releases_by_status_and_folds_the_differing_run(tmp_path):
+    block = block_of("", "print(1)")
+    write_record(tmp_path / "torch-2.14.1.json", provenance("2.14.1"), {content_key(block): BlockRuns(printed("1"))})
+    write_record(tmp_path / "torch-2.13.0+cpu.json", provenance("2.13.0+cpu", "CPU-only build"),
+                 {content_key(block): BlockRuns(printed("one"))})
+    lines = release_lines(ReleaseRecords(tmp_path).compare(block, printed("1"), BUILD))
+    assert lines[0] == ('<p class="dpg-releases">Other torch releases: same on torch 2.14.1 (CUDA 12.8 build); '
+                        'differs on torch 2.13.0+cpu (CPU-only build).</p>')
+    assert '??? note "torch 2.13.0+cpu (CPU-only build) prints something else"' in lines
+    assert any("one" in x for x in lines)
+
+
+def test_build_flavours_are_named_as_readers_know_them():
+    assert build_flavour("13.2") == "CUDA 13.2 build" and build_flavour(None) == "CPU-only build"
+    assert build_flavour(None, "6.4") == "ROCm 6.4 build"
+
+
+# ----------------------------------------------------------------------------- the committed records
+COMMITTED = sorted((ROOT / "records" / "releases").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=lambda p: p.name)
+def test_committed_records_load_and_keep_only_second_runs_that_really_differ(path):
+    record = load_record(path)
+    assert record.runs and record.provenance["runs"] == 2
+    for runs in record.runs.values():
+        if runs.second is not None:
+            assert not same_output(runs.first, runs.second)

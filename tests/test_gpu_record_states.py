@@ -175,18 +175,18 @@ def test_reasons_are_stated_exactly(tmp_path):
     assert records.state(gpu_block(CODE + "\n")).reason == "the code or its launch settings changed after it was recorded"
     assert records.state(gpu_block(CODE + "\n")).path == path
     path.write_text("[]")
-    assert (records.state(block).reason, records.state(block).path) == ("unknown schema", path)
+    assert (records.state(block).reason, records.state(block).path) == ("unknown schema (this engine reads schema 1)", path)
     path.write_text("{")
     assert records.state(block).path == path
     data = valid_record()
     data["digest"] = "0" * 64
-    with pytest.raises(ValueError, match=r"^digest does not match its content \(edited by hand or truncated\)$"):
+    with pytest.raises(ValueError, match=r"^digest does not match its content \(edited by hand, truncated or badly merged\)$"):
         validate_record(data)
     data = valid_record()
     del data["provenance"]["gpu_name"], data["provenance"]["cuda"]
     with pytest.raises(ValueError, match="^provenance lacks gpu_name, cuda$"):
         validate_record(resealed(data))
-    with pytest.raises(ValueError, match="^unknown schema$"):
+    with pytest.raises(ValueError, match=r"^unknown schema \(this engine reads schema 1\)$"):
         validate_record({})
 
 

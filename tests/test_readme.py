@@ -36,5 +36,15 @@ def test_each_command_sets_up_a_fresh_machine_itself():
 def test_the_lock_pins_torch_without_a_local_label_so_gpu_machines_get_cuda():
     pins = dict(line.split("==") for line in (ROOT / "constraints.txt").read_text().splitlines()
                 if "==" in line and not line.startswith("#"))
-    assert pins["torch"] == "2.13.0"
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert f'"torch=={pins["torch"]}"' in pyproject and pins["torch"] == "2.15.0"
     assert all("+" not in version for version in pins.values())
+
+
+def test_the_install_reads_no_pip_configuration_of_the_machine():
+    """A machine-wide constraints file or a folder of local wheels must not pick the torch (this
+    machine's caps torch below 2.15 and offers a local CPU wheel)."""
+    install = next(line for line in make_plan("install").splitlines() if "pip install" in line)
+    assert "PIP_CONFIG_FILE=/dev/null" in install
+    for variable in ("PIP_FIND_LINKS", "PIP_CONSTRAINT", "PIP_EXTRA_INDEX_URL", "PIP_INDEX_URL"):
+        assert f"-u {variable}" in install, variable

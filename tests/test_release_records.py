@@ -157,3 +157,21 @@ def test_committed_records_load_and_keep_only_second_runs_that_really_differ(pat
     for runs in record.runs.values():
         if runs.second is not None:
             assert not same_output(runs.first, runs.second)
+
+
+def test_the_page_note_names_the_build_torch_and_its_flavour_once():
+    from dpguide.release_render import build_note
+
+    note = build_note("2.15.0+cu132", "CUDA 13.2 build", "3.11.7", "cpu")
+    assert "torch 2.15.0+cu132 (CUDA 13.2 build), Python 3.11.7, on a machine without a GPU" in note
+
+
+def test_the_drift_report_counts_every_status_per_release_and_lists_what_fails_or_differs():
+    from dpguide.release_render import drift_report
+
+    counts = {"torch 2.14.1 (CUDA 12.8 build)": {"same": 5, "differs": 1, "varies": 0, "fails": 1, "unrecorded": 2}}
+    rows = drift_report(counts, {"torch 2.14.1 (CUDA 12.8 build)": [("a.md:3", "fails", "raised X")]},
+                        {"torch 2.14.1 (CUDA 12.8 build)": "recorded then"})
+    assert rows[2] == "| torch 2.14.1 (CUDA 12.8 build) | 5 | 1 | 0 | 1 | 2 | recorded then |"
+    assert "    - `a.md:3`: fails: <code>raised X</code>" in rows
+    assert drift_report({}, {}, {}) == ["*No release records yet: every output is from the build's torch only.*"]

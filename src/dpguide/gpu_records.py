@@ -52,19 +52,25 @@ class RecordState:
                 f"CUDA {p.get('cuda')} · NCCL {p.get('nccl')} · driver {p.get('driver')} · {p.get('date')}")
 
 
-def validate_record(data: dict) -> None:
-    """Raise ValueError unless ``data`` is a well-formed, untampered record."""
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise ValueError("unknown schema")
-    for key in ("identity", "content_key", "command", "result", "provenance", "digest"):
+def check_sealed(data: dict, schema: int, fields: tuple, provenance_fields: tuple) -> None:
+    """Raise ValueError unless ``data`` has this schema, these fields and provenance, and its digest
+    matches (shared by GPU and release records)."""
+    if not isinstance(data, dict) or data.get("schema") != schema:
+        raise ValueError(f"unknown schema (this engine reads schema {schema})")
+    for key in (*fields, "provenance", "digest"):
         if key not in data:
             raise ValueError(f"missing field {key!r}")
-    missing = [f for f in PROVENANCE_FIELDS if f not in data["provenance"]]
+    missing = [f for f in provenance_fields if f not in data["provenance"]]
     if missing:
         raise ValueError(f"provenance lacks {', '.join(missing)}")
     body = {k: v for k, v in data.items() if k != "digest"}
     if data["digest"] != digest_of(body):
-        raise ValueError("digest does not match its content (edited by hand or truncated)")
+        raise ValueError("digest does not match its content (edited by hand, truncated or badly merged)")
+
+
+def validate_record(data: dict) -> None:
+    """Raise ValueError unless ``data`` is a well-formed, untampered record."""
+    check_sealed(data, SCHEMA, ("identity", "content_key", "command", "result"), PROVENANCE_FIELDS)
     RunResult.from_json(data["result"])
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from .blocks import Block
 from .cache import atomic_write_json, digest_of
 from .errors import BlockFailed, GuideError
-from .gpu_records import content_key
+from .gpu_records import check_sealed, content_key
 from .output_drift import first_difference, same_output
 from .results import RunResult
 
@@ -94,17 +94,7 @@ class ReleaseComparison:
 
 def validate(data: dict) -> None:
     """Raise ValueError unless ``data`` is a well-formed, untampered release record."""
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise ValueError(f"unknown schema (this engine reads schema {SCHEMA})")
-    for key in ("provenance", "blocks", "digest"):
-        if key not in data:
-            raise ValueError(f"missing field {key!r}")
-    missing = [f for f in PROVENANCE_FIELDS if f not in data["provenance"]]
-    if missing:
-        raise ValueError(f"provenance lacks {', '.join(missing)}")
-    body = {k: v for k, v in data.items() if k != "digest"}
-    if data["digest"] != digest_of(body):
-        raise ValueError("digest does not match its content (edited by hand, truncated or badly merged)")
+    check_sealed(data, SCHEMA, ("blocks",), PROVENANCE_FIELDS)
 
 
 def load_record(path: Path) -> ReleaseRecord:

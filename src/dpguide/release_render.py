@@ -61,9 +61,8 @@ def build_note(version: str | None, flavour: str | None, python: str, device: st
     """The page's one sentence on the torch its outputs come from."""
     where = "a machine without a GPU" if device == "cpu" else device
     return (f'<p class="dpg-build-note">Every output on this page is a real run on torch '
-            f'{html.escape(version or "?")} ({html.escape(flavour or "?")}, the wheel <code>pip install torch</code> '
-            f'gives on Linux), Python {html.escape(python)}, on {html.escape(where)}. Under each output, a line '
-            f'says what other torch releases print.</p>')
+            f'{html.escape(version or "?")} ({html.escape(flavour or "?")}), Python {html.escape(python)}, on '
+            f'{html.escape(where)}. Under each output, a line says what other torch releases print.</p>')
 
 
 def drift_report(counts: dict[str, dict[str, int]], listed: dict[str, list[tuple[str, str, str]]],

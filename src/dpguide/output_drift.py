@@ -18,16 +18,17 @@ from .results import RunResult, terminal_text
 
 #: (what, pattern, replacement), applied in this order to every printed line
 NOISE: list[tuple[str, re.Pattern, str]] = [
-    ("a C++ log line's stamp", re.compile(r"^(\[?[EWIF])\d{4} \d\d:\d\d:\d\d\.\d+(?:\s+\d+)?\s+"), r"\1<stamp> "),
+    ("a log line's stamp", re.compile(r"^((?:\[rank\d+\]:)?\[?[EWIF])\d{4} \d\d:\d\d:\d\d\.\d+(?:\s+\d+)?\s+"),
+     r"\1<stamp> "),
     ("a date and time", re.compile(r"\b\d{4}-\d\d-\d\d[T _]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"),
      "<time>"),
     ("a line number inside torch", re.compile(r'(File "<site-packages>/[^"]+", line )\d+'), r"\1<n>"),
     ("a line number inside torch", re.compile(r"((?:<site-packages>/)?torch/[\w/.-]+\.py):\d+"), r"\1:<n>"),
     ("a line number in torch's C++ source", re.compile(r"\b([\w/.-]+\.(?:cpp|cc|cu|h|hpp)):\d+"), r"\1:<n>"),
     ("a process or thread id", re.compile(r"\b(pid|tid|PID|process|thread)(\s*[:=]?\s*)\d+"), r"\1\2<id>"),
-    ("a port", re.compile(r"\b((?:localhost|127\.0\.0\.1|\[::1?\]|0\.0\.0\.0|[\w-]+\.local)):\d{2,5}\b"),
+    ("a port", re.compile(r"((?:\blocalhost|\b127\.0\.0\.1|\[[\d.:]*\]|\b0\.0\.0\.0|\b[\w-]+\.local)):\d{2,5}\b"),
      r"\1:<port>"),
-    ("a port", re.compile(r"\b(port\s*[:=]?\s*)\d{2,5}\b", re.I), r"\1<port>"),
+    ("a port", re.compile(r"((?:\b|_)port\s*[:=]?\s*)\d{2,5}\b", re.I), r"\1<port>"),
     ("a duration", re.compile(r"\b\d+(?:\.\d+)?(?:e-?\d+)?\s?(?:ms|us|µs|ns|s|sec|seconds?|secs)\b"), "<duration>"),
     ("a memory address", re.compile(r"\b0x[0-9a-fA-F]{6,}\b"), "0x<addr>"),
     ("an object's id", re.compile(r"\b\d{12,16}\b"), "<id>"),

@@ -152,11 +152,17 @@ class ReleaseRecords:
         return sorted((r for r in self.records if r.torch != build_torch), key=lambda r: _version_key(r.torch),
                       reverse=True)
 
+    def varies_here(self, block: Block, result: RunResult, build_torch: str | None) -> bool:
+        """Whether the build's own release printed different things on different runs of this block:
+        its record's two runs, or the build's run against them."""
+        own = self.own(build_torch)
+        runs = own.runs.get(content_key(block)) if own is not None else None
+        return runs is not None and (runs.varies or not (same_output(result, runs.first) or (
+            runs.second is not None and same_output(result, runs.second))))
+
     def compare(self, block: Block, result: RunResult, build_torch: str | None) -> list[ReleaseComparison]:
         key = content_key(block)
-        own = self.own(build_torch)
-        build_varies = own is not None and key in own.runs and (
-            own.runs[key].varies or not same_output(result, own.runs[key].first))
+        build_varies = self.varies_here(block, result, build_torch)
         found = []
         for record in self.others(build_torch):
             runs = record.runs.get(key)

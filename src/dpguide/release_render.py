@@ -22,16 +22,17 @@ _FOLD = {"differs": ("note", "prints something else"), "varies": ("note", "print
 DRIFT_MARKER = "<!-- dpguide: release-drift -->"
 
 
-def release_lines(comparisons: list[ReleaseComparison]) -> list[str]:
-    """The line under an output, then each differing release's run, folded (nothing without records)."""
-    if not comparisons:
+def release_lines(comparisons: list[ReleaseComparison], varies_here: bool = False) -> list[str]:
+    """The line under an output, then each differing release's run, folded (nothing without records).
+    With ``varies_here``, the line first says that runs on the build's own torch differ too."""
+    if not comparisons and not varies_here:
         return []
-    parts = []
+    parts = ["this output changes from run to run on this torch too (a race)"] if varies_here else []
     for status in STATUSES:
         names = [c.record.label for c in comparisons if c.status == status]
         if names:
             parts.append(f"{_SAID[status]} {', '.join(names)}")
-    out = [f'<p class="dpg-releases">Other torch releases: {html.escape("; ".join(parts))}.</p>']
+    out = [f'<p class="dpg-releases">Other torch releases: {html.escape("; ".join(parts))}.</p>'] if parts else []
     for c in comparisons:
         if c.status in _FOLD and c.result is not None:
             kind, title = _FOLD[c.status]

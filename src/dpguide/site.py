@@ -481,7 +481,8 @@ class SiteBuild:
     def run_and_releases(self, block: Block, result: RunResult, anchor: str | None) -> list[str]:
         """The output of the build's run, and under it what the recorded other releases print."""
         section = run_section(block, result, self.backends(), anchor)
-        extra = release_lines(self.comparisons.get(block.key, []))
+        extra = release_lines(self.comparisons.get(block.key, []),
+                              self.releases.varies_here(block, result, self.build_torch()))
         return section[:-1] + ([""] + extra + [""] if extra else []) + section[-1:]
 
 

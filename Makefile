@@ -3,7 +3,8 @@
 #   make test    run every test (engine, failure matrix, every block of the site, site build, browser)
 # and for contributors: make test-fast (pure engine and authoring tests, seconds), make test-engine
 # (every engine test, real torch processes included, no site build), make build,
-# make mutation (mutation testing of the engine's core), make lock.
+# make mutation (mutation testing of the engine's core), make lock, and make record-releases (every block
+# run twice on the build's torch and on each of RELEASES, each in its own venv: records/releases/).
 #
 # Why make: it is on every Linux and macOS machine, so nothing has to be installed before the first
 # command, and its stamp files make a second run skip every set-up step whose inputs did not change.
@@ -22,7 +23,7 @@ CHROMIUM ?= /usr/bin/chromium
 PIP := env -u PIP_FIND_LINKS -u PIP_CONSTRAINT -u PIP_EXTRA_INDEX_URL -u PIP_INDEX_URL -u PIP_NO_INDEX \
 	PIP_CONFIG_FILE=/dev/null $(VENV)/bin/pip
 
-.PHONY: serve build test test-fast test-engine mutation install browser lock
+.PHONY: serve build test test-fast test-engine mutation install browser lock record-releases
 
 serve: install
 	$(VENV)/bin/mkdocs serve
@@ -58,6 +59,11 @@ $(VENDORED) &: tools/vendor_js.py | $(INSTALLED)
 browser:
 	@test -x $(CHROMIUM) || command -v chromium >/dev/null || apt-get install -y chromium \
 		|| (apt-get update && apt-get install -y chromium)
+
+RELEASES ?= 2.14.1 2.13.0 2.13.0+cpu
+record-releases: install
+	$(VENV)/bin/dpguide record-release $(if $(REFRESH),--refresh)
+	$(PYTHON) tools/record_release.py $(RELEASES) $(if $(REFRESH),--refresh) $(if $(FIND_LINKS),--find-links $(FIND_LINKS))
 
 lock: $(INSTALLED)
 	{ sed -n '1,/^# index/p' constraints.txt; $(PIP) freeze --exclude-editable \

@@ -31,6 +31,11 @@ def provenance(torch: str, build: str = "CUDA 12.8 build") -> dict:
             "date": "2026-12-06", "runs": 2}
 
 
+def seal(path, prov: dict, *pairs):
+    """Write a release record holding, for each (block, runs), those runs under the block's content key."""
+    return write_record(path, prov, {content_key(b): r for b, r in pairs}, {b.identity: [content_key(b)] for b, _ in pairs})
+
+
 def printed(*texts: str, returncode: int = 0):
     """A python run that printed ``texts``: on stdout, or on stderr when it failed (its traceback)."""
     stream = "stderr" if returncode else "stdout"
@@ -38,8 +43,7 @@ def printed(*texts: str, returncode: int = 0):
 
 
 def records_with(tmp_path, block, torch: str, first, second=None) -> ReleaseRecords:
-    write_record(tmp_path / release_file_name(torch), provenance(torch),
-                 {content_key(block): block_runs(first, second)})
+    seal(tmp_path / release_file_name(torch), provenance(torch), (block, block_runs(first, second)))
     return ReleaseRecords(tmp_path)
 
 
@@ -68,10 +72,8 @@ def test_two_runs_that_disagree_there_make_it_a_race_not_a_difference(tmp_path):
 
 def test_a_race_on_the_build_release_itself_is_also_no_difference(tmp_path):
     block = block_of("", "print(1)")
-    write_record(tmp_path / release_file_name(BUILD), provenance(BUILD),
-                 {content_key(block): block_runs(printed("a"), printed("b"))})
-    write_record(tmp_path / release_file_name("2.14.1"), provenance("2.14.1"),
-                 {content_key(block): block_runs(printed("c"), None)})
+    seal(tmp_path / release_file_name(BUILD), provenance(BUILD), (block, block_runs(printed("a"), printed("b"))))
+    seal(tmp_path / release_file_name("2.14.1"), provenance("2.14.1"), (block, block_runs(printed("c"), None)))
     (c,) = ReleaseRecords(tmp_path).compare(block, printed("a"), BUILD)
     assert c.status == "varies" and BUILD in c.reason
 
@@ -85,13 +87,19 @@ def test_a_block_that_does_not_do_what_its_page_says_there_fails(tmp_path):
     assert c.status == "fails" and "expected to raise RuntimeError but raised AssertionError" in c.reason
 
 
-def test_changed_code_is_unrecorded_and_nothing_of_the_old_code_is_shown(tmp_path):
+def test_changed_code_is_stale_and_nothing_of_the_old_code_is_shown(tmp_path):
     old, new = block_of("", "print(1)"), block_of("", "print(2)")
     records = records_with(tmp_path, old, "2.14.1", printed("1"))
     (c,) = records.compare(new, printed("2"), BUILD)
+    assert c.status == "stale" and c.result is None
+    assert release_lines([c]) == ['<p class="dpg-releases">Other torch releases: recorded for older code (not shown) '
+                                  'on torch 2.14.1 (CUDA 12.8 build).</p>']
+
+
+def test_a_block_new_since_the_record_is_unrecorded_not_stale(tmp_path):
+    old, new = block_of("", "print(1)"), block_of("", "print(2)", prose_lines=5)
+    (c,) = records_with(tmp_path, old, "2.14.1", printed("1")).compare(new, printed("2"), BUILD)
     assert c.status == "unrecorded" and c.result is None
-    assert release_lines([c]) == ['<p class="dpg-releases">Other torch releases: not recorded for this code on '
-                                  'torch 2.14.1 (CUDA 12.8 build).</p>']
 
 
 def test_the_build_release_is_not_listed_as_another_release(tmp_path):
@@ -102,7 +110,7 @@ def test_the_build_release_is_not_listed_as_another_release(tmp_path):
 def test_releases_are_listed_newest_first(tmp_path):
     block = block_of("", "print(1)")
     for torch in ("2.13.0+cpu", "2.14.1", "2.9.1"):
-        write_record(tmp_path / release_file_name(torch), provenance(torch), {content_key(block): block_runs(printed("1"), None)})
+        seal(tmp_path / release_file_name(torch), provenance(torch), (block, block_runs(printed("1"), None)))
     assert [r.torch for r in ReleaseRecords(tmp_path).others(BUILD)] == ["2.14.1", "2.13.0+cpu", "2.9.1"]
 
 
@@ -114,8 +122,7 @@ def test_a_second_run_that_printed_the_same_is_not_kept():
 @pytest.mark.parametrize("damage", ["edit", "truncate", "schema"])
 def test_a_damaged_record_stops_with_its_path_and_reason(tmp_path, damage):
     block = block_of("", "print(1)")
-    path = write_record(tmp_path / "torch-2.14.1.json", provenance("2.14.1"),
-                        {content_key(block): BlockRuns(printed("1"))})
+    path = seal(tmp_path / "torch-2.14.1.json", provenance("2.14.1"), (block, BlockRuns(printed("1"))))
     data = json.loads(path.read_text())
     if damage == "edit":
         data["blocks"][content_key(block)]["first"]["lines"][0][3] = "2"
@@ -132,9 +139,8 @@ def test_a_damaged_record_stops_with_its_path_and_reason(tmp_path, damage):
 
 def test_the_line_under_an_output_groups_releases_by_status_and_folds_the_differing_run(tmp_path):
     block = block_of("", "print(1)")
-    write_record(tmp_path / "torch-2.14.1.json", provenance("2.14.1"), {content_key(block): BlockRuns(printed("1"))})
-    write_record(tmp_path / "torch-2.13.0+cpu.json", provenance("2.13.0+cpu", "CPU-only build"),
-                 {content_key(block): BlockRuns(printed("one"))})
+    seal(tmp_path / "torch-2.14.1.json", provenance("2.14.1"), (block, BlockRuns(printed("1"))))
+    seal(tmp_path / "torch-2.13.0+cpu.json", provenance("2.13.0+cpu", "CPU-only build"), (block, BlockRuns(printed("one"))))
     lines = release_lines(ReleaseRecords(tmp_path).compare(block, printed("1"), BUILD))
     assert lines[0] == ('<p class="dpg-releases">Other torch releases: same on torch 2.14.1 (CUDA 12.8 build); '
                         'differs on torch 2.13.0+cpu (CPU-only build).</p>')
@@ -171,24 +177,36 @@ def test_the_page_note_names_the_build_torch_and_its_flavour_once():
 def test_the_drift_report_counts_every_status_per_release_and_lists_what_fails_or_differs():
     from dpguide.release_render import drift_report
 
-    counts = {"torch 2.14.1 (CUDA 12.8 build)": {"same": 5, "differs": 1, "varies": 0, "fails": 1, "unrecorded": 2}}
+    counts = {"torch 2.14.1 (CUDA 12.8 build)": {"same": 5, "differs": 1, "varies": 0, "fails": 1, "stale": 3,
+                                                 "unrecorded": 2}}
     rows = drift_report(counts, {"torch 2.14.1 (CUDA 12.8 build)": [("a.md:3", "fails", "raised X")]},
                         {"torch 2.14.1 (CUDA 12.8 build)": "recorded then"})
-    assert rows[2] == "| torch 2.14.1 (CUDA 12.8 build) | 5 | 1 | 0 | 1 | 2 | recorded then |"
+    assert rows[2] == "| torch 2.14.1 (CUDA 12.8 build) | 5 | 1 | 0 | 1 | 3 | 2 | recorded then |"
     assert "    - `a.md:3`: fails: <code>raised X</code>" in rows
     assert drift_report({}, {}, {}) == ["*No release records yet: every output is from the build's torch only.*"]
 
 
 def test_an_output_that_changes_between_runs_on_the_build_torch_says_so(tmp_path):
     block = block_of("", "print(1)")
-    write_record(tmp_path / release_file_name(BUILD), provenance(BUILD),
-                 {content_key(block): block_runs(printed("seed 1"), printed("seed 2"))})
+    seal(tmp_path / release_file_name(BUILD), provenance(BUILD), (block, block_runs(printed("seed 1"), printed("seed 2"))))
     records = ReleaseRecords(tmp_path)
     assert records.varies_here(block, printed("seed 1"), BUILD)
     assert release_lines([], True) == ['<p class="dpg-releases">Other torch releases: this output changes from '
                                        'run to run on this torch too (a race).</p>']
     steady = block_of("", "print(2)")
-    write_record(tmp_path / release_file_name(BUILD), provenance(BUILD),
-                 {content_key(steady): block_runs(printed("2"), None)})
+    seal(tmp_path / release_file_name(BUILD), provenance(BUILD), (steady, block_runs(printed("2"), None)))
     assert not ReleaseRecords(tmp_path).varies_here(steady, printed("2"), BUILD)
     assert ReleaseRecords(tmp_path).varies_here(steady, printed("3"), BUILD)
+
+
+def test_blocks_that_run_the_site_engine_are_not_compared_across_releases(tmp_path):
+    from dataclasses import replace
+
+    from dpguide.release_records import compared_across_releases
+    from dpguide.snippet_files import ENGINE_DEP
+
+    block = block_of("", "print(1)")
+    gallery = replace(block, deps={ENGINE_DEP: "abc"})
+    assert compared_across_releases(block) and not compared_across_releases(gallery)
+    records = records_with(tmp_path, block, "2.14.1", printed("1"))
+    assert records.compare(gallery, printed("1"), BUILD) == [] and not records.varies_here(gallery, printed("2"), BUILD)

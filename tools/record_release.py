@@ -1,8 +1,13 @@
-"""Record what every block prints on another torch release, in a virtual environment of its own.
+"""Record what every block prints on other torch releases, each in a virtual environment of its own.
 
-    python tools/record_release.py 2.14.1                 PyPI's wheel (on Linux: a CUDA build)
-    python tools/record_release.py 2.13.0 --cpu           the CPU-only wheel (download.pytorch.org/whl/cpu)
-    python tools/record_release.py 2.13.0 --cpu --find-links /opt/wheels    ... from a folder of wheels
+    python tools/record_release.py 2.14.1 2.13.0          PyPI's wheels (on Linux: CUDA builds)
+    python tools/record_release.py 2.13.0+cpu             the CPU-only wheel (download.pytorch.org/whl/cpu)
+    python tools/record_release.py 2.13.0+cpu --find-links /opt/wheels    ... from a folder of wheels
+    python tools/record_release.py 2.14.1+cu130 --refresh only the blocks changed or new since its record
+
+A version's local label picks the flavour: +cpu the CPU-only wheel; none, or a CUDA label such
+as +cu130 (as a record's file name has it), PyPI's wheel. Releases are recorded one after another:
+on a 2-core machine two at once only share the same cores.
 
 Makes `.venvs/torch-VERSION[-cpu]` with the project's lock (constraints.txt) but that torch, the
 NVIDIA packages that torch asks for resolved fresh, and the project itself without its own pin,
@@ -35,12 +40,22 @@ def pip_environment() -> dict[str, str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("version", help="a torch release, e.g. 2.14.1")
-    parser.add_argument("--cpu", action="store_true", help="the CPU-only wheel (VERSION+cpu)")
-    parser.add_argument("--find-links", help="a folder of wheels to take torch from (no index for torch then)")
+    parser.add_argument("versions", nargs="+", help="torch releases, e.g. 2.14.1 2.13.0+cpu")
+    parser.add_argument("--cpu", action="store_true", help="the CPU-only wheels (as VERSION+cpu)")
+    parser.add_argument("--find-links", help="a folder of wheels to take torch from")
     parser.add_argument("--runs", default="2")
+    parser.add_argument("--refresh", action="store_true", help="record only blocks changed or new since")
     args = parser.parse_args()
-    venv = ROOT / ".venvs" / (f"torch-{args.version}" + ("-cpu" if args.cpu else ""))
+    status = 0
+    for version in args.versions:
+        public, _, label = version.partition("+")
+        status = status or record(public, args.cpu or label == "cpu", args)
+    return status
+
+
+def record(version: str, cpu: bool, args) -> int:
+    """Make (or reuse) the venv of one release and run the record command in it."""
+    venv = ROOT / ".venvs" / (f"torch-{version}" + ("-cpu" if cpu else ""))
     python = venv / "bin" / "python"
     env = pip_environment()
     if not python.exists():
@@ -49,16 +64,16 @@ def main() -> int:
         lock.writelines(line for line in (ROOT / "constraints.txt").read_text().splitlines(keepends=True)
                         if not _RELEASE_OWNED.match(line))
     pip = [str(python), "-m", "pip", "install", "--quiet"]
-    wanted = f"torch=={args.version}" + ("+cpu" if args.cpu else "")
+    wanted = f"torch=={version}" + ("+cpu" if cpu else "")
     source = (["--find-links", args.find_links] if args.find_links else
-              ["--extra-index-url", CPU_INDEX] if args.cpu else [])
+              ["--extra-index-url", CPU_INDEX] if cpu else [])
     subprocess.run(pip + ["-c", lock.name, *source, wanted], check=True, env=env)
     subprocess.run(pip + ["-c", lock.name, "--no-deps", "-e", str(ROOT)], check=True, env=env)
     requirements = [line for line in Path(lock.name).read_text().splitlines() if line and not line.startswith("#")]
     subprocess.run(pip + requirements, check=True, env=env)
     os.unlink(lock.name)
-    return subprocess.run([str(python), "-m", "dpguide.cli", "record-release", "--runs", args.runs],
-                          cwd=ROOT).returncode
+    command = [str(python), "-m", "dpguide.cli", "record-release", "--runs", args.runs]
+    return subprocess.run(command + (["--refresh"] if args.refresh else []), cwd=ROOT).returncode
 
 
 if __name__ == "__main__":

@@ -111,7 +111,7 @@ def cmd_record(args) -> int:
 def cmd_record_release(args) -> int:
     from .release_recording import record_release
 
-    return record_release(find_root(Path.cwd()), runs=args.runs)
+    return record_release(find_root(Path.cwd()), runs=args.runs, refresh=args.refresh)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     release = sub.add_parser("record-release", help="run every CPU-build block on the torch installed here "
                              "and write its release record (records/releases/torch-VERSION.json)")
     release.add_argument("--runs", type=int, default=2, help="cold runs of every block (2: races show)")
+    release.add_argument("--refresh", action="store_true",
+                         help="record only the blocks whose code changed or that are new since, keep the rest")
     release.set_defaults(func=cmd_record_release)
     args = parser.parse_args(argv)
     try:

@@ -1,6 +1,7 @@
 """The record-release command: run every block twice on the torch installed here, write its release record.
 
     dpguide record-release              records/releases/torch-<torch.__version__>.json
+    dpguide record-release --refresh    only the blocks changed or new since, merged into that file
 
 Each run uses a cache of its own (so every block really runs, twice) and keeps
 every block's result, also of blocks that do not do what their page says: on
@@ -22,7 +23,8 @@ from .engine import Engine
 from .environment import device_kind
 from .errors import BlockFailed, GuideError
 from .gpu_records import content_key
-from .release_records import block_runs, build_flavour, release_file_name, write_record
+from .blocks import Block
+from .release_records import block_runs, compared_across_releases, build_flavour, load_record, release_file_name, write_record
 from .results import RunResult
 
 _PROBE = ("import json, torch; print(json.dumps({'torch': torch.__version__, 'cuda': torch.version.cuda, "
@@ -40,10 +42,17 @@ def probe_release() -> dict:
             "date": datetime.date.today().isoformat()}
 
 
-def one_run(root: Path, cache_dir: Path, log) -> dict[str, RunResult]:
-    """Every CPU-build block run once with a cold cache: content key -> its result, passing or not."""
+def site_blocks(root: Path) -> list[Block]:
+    """Every block of the site, as it is now, whose output is compared across releases."""
+    return [b for b in Engine(root, log=lambda *_: None).collect() if compared_across_releases(b)]
+
+
+def one_run(root: Path, cache_dir: Path, log, only: set[str] | None = None) -> dict[str, RunResult]:
+    """Every block compared across releases (or those whose content key is in ``only``) run once with a cold cache:
+    content key -> its result, passing or not."""
     engine = Engine(root, cache_dir=cache_dir, log=log)
-    blocks = [b for b in engine.collect() if b.options.runs_on_cpu_build]
+    blocks = [b for b in engine.collect() if compared_across_releases(b)
+              and (only is None or content_key(b) in only)]
     try:
         engine.run(blocks)
     except BlockFailed as exc:
@@ -56,16 +65,36 @@ def one_run(root: Path, cache_dir: Path, log) -> dict[str, RunResult]:
     return found
 
 
-def record_release(root: Path, runs: int = 2, out=print) -> int:
+def record_release(root: Path, runs: int = 2, refresh: bool = False, out=print) -> int:
+    """Record this environment's torch: every block ``runs`` times, or with ``refresh`` only the
+    blocks its record lacks (changed or new since), merged into it."""
     provenance = {**probe_release(), "runs": runs}
     path = Path(root) / "records" / "releases" / release_file_name(provenance["torch"])
-    out(f"recording {provenance['torch']} ({provenance['build']}), {runs} cold runs of every block -> {path}")
+    blocks = site_blocks(root)
+    identities: dict[str, list[str]] = {}
+    for block in blocks:
+        identities.setdefault(block.identity, []).append(content_key(block))
+    every = {key for keys in identities.values() for key in keys}
+    kept: dict = {}
+    if refresh and path.is_file():
+        old = load_record(path)
+        if old.provenance["runs"] != runs:
+            raise GuideError(f"{path} holds {old.provenance['runs']} runs of every block; refresh with --runs "
+                             f"{old.provenance['runs']} or record it again")
+        kept = {key: r for key, r in old.runs.items() if key in every}
+    wanted = every - set(kept)
+    out(f"recording {provenance['torch']} ({provenance['build']}): {len(wanted)} of {len(every)} "
+        f"blocks, {runs} cold runs each -> {path}")
+    if not wanted:
+        out(f"{path} is up to date: nothing to record")
+        return 0
     with tempfile.TemporaryDirectory(prefix="dpguide-release-") as scratch:
-        results = [one_run(root, Path(scratch) / f"run-{n}", lambda msg: print(msg, file=sys.stderr))
+        results = [one_run(root, Path(scratch) / f"run-{n}", lambda msg: print(msg, file=sys.stderr), wanted)
                    for n in range(runs)]
     first, rest = results[0], results[1:]
     recorded = {key: block_runs(result, rest[0].get(key) if rest else None) for key, result in first.items()}
-    write_record(path, provenance, recorded)
+    write_record(path, provenance, {**kept, **recorded}, identities)
     varies = sum(r.varies for r in recorded.values())
-    out(f"wrote {path}: {len(recorded)} blocks, {varies} printed otherwise on their second run")
+    out(f"wrote {path}: {len(recorded)} blocks recorded now ({varies} printed otherwise on their second run), "
+        f"{len(kept)} kept from before")
     return 0

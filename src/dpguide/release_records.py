@@ -12,8 +12,10 @@ date) and a digest. On the build each shown output gets, per recorded release:
 - ``varies``: its two runs (or the build release's own two runs) differ from each
   other, so a difference says nothing about the release: a race;
 - ``fails``: the block does not do there what the page says (another exception, or none);
-- ``unrecorded``: no run of this exact code on that release (the code changed since,
-  or it was never recorded): nothing of that release is shown for it.
+- ``stale``: the block was recorded there, but its code (or a file it imports, or its
+  launch settings) changed since: nothing of the old run is shown, and the build warns (a
+  strict build fails) until the release is refreshed (``dpguide record-release --refresh``);
+- ``unrecorded``: the block is new since that release was recorded: nothing is shown.
 
 The digest detects accidents (a hand edit, a truncated file, a bad merge), not
 forgery; what vouches for a record is review of the commit that adds it.
@@ -31,10 +33,18 @@ from .errors import BlockFailed, GuideError
 from .gpu_records import check_sealed, content_key
 from .output_drift import first_difference, same_output
 from .results import RunResult
+from .snippet_files import ENGINE_DEP
 
 SCHEMA = 1
 PROVENANCE_FIELDS = ("torch", "build", "python", "machine", "device", "date", "runs")
-STATUSES = ("same", "differs", "varies", "fails", "unrecorded")
+STATUSES = ("same", "differs", "varies", "fails", "stale", "unrecorded")
+
+
+def compared_across_releases(block: Block) -> bool:
+    """Whether a block's output is compared with other releases: every block the CPU build runs,
+    except those that run this site's own engine (the Contribute page's gallery of build errors),
+    whose output is the engine's and whose key changes with every engine edit."""
+    return block.options.runs_on_cpu_build and ENGINE_DEP not in block.deps
 
 
 def release_file_name(torch_version: str) -> str:
@@ -67,6 +77,9 @@ class ReleaseRecord:
     path: Path
     provenance: dict
     runs: dict[str, BlockRuns] = field(default_factory=dict)     # content key -> runs
+    #: block identity -> the content keys its blocks had when recorded (one snippet file, launched alike,
+    #: can be several blocks that differ in arguments or environment)
+    identities: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def torch(self) -> str:
@@ -94,7 +107,7 @@ class ReleaseComparison:
 
 def validate(data: dict) -> None:
     """Raise ValueError unless ``data`` is a well-formed, untampered release record."""
-    check_sealed(data, SCHEMA, ("blocks",), PROVENANCE_FIELDS)
+    check_sealed(data, SCHEMA, ("blocks", "identities"), PROVENANCE_FIELDS)
 
 
 def load_record(path: Path) -> ReleaseRecord:
@@ -105,17 +118,22 @@ def load_record(path: Path) -> ReleaseRecord:
         runs = {key: BlockRuns(RunResult.from_json(entry["first"]),
                                RunResult.from_json(entry["second"]) if entry.get("second") else None)
                 for key, entry in data["blocks"].items()}
-    except (ValueError, KeyError, TypeError) as exc:
+        identities = {str(k): [str(x) for x in v] for k, v in data["identities"].items()}
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise GuideError(f"{path}: release record refused: {exc}\n  fix: restore it from git "
                          "(git checkout -- records/releases) or record the release again "
                          "(python tools/record_release.py)") from None
-    return ReleaseRecord(path, data["provenance"], runs)
+    return ReleaseRecord(path, data["provenance"], runs, identities)
 
 
-def write_record(path: Path, provenance: dict, runs: dict[str, BlockRuns]) -> Path:
+def write_record(path: Path, provenance: dict, runs: dict[str, BlockRuns], identities: dict[str, list[str]]) -> Path:
+    """Write a release record: ``runs`` by content key, ``identities`` (block identity -> the content
+    keys its blocks had when recorded), sealed by a digest. Runs no identity names are dropped."""
+    kept = {key for keys in identities.values() for key in keys}
     body = {"schema": SCHEMA, "provenance": provenance,
+            "identities": {k: sorted(set(v)) for k, v in sorted(identities.items())},
             "blocks": {key: {"first": r.first.to_json(), "second": r.second.to_json() if r.second else None}
-                       for key, r in sorted(runs.items())}}
+                       for key, r in sorted(runs.items()) if key in kept}}
     atomic_write_json(Path(path), {**body, "digest": digest_of(body)})
     return Path(path)
 
@@ -156,18 +174,24 @@ class ReleaseRecords:
         """Whether the build's own release printed different things on different runs of this block:
         its record's two runs, or the build's run against them."""
         own = self.own(build_torch)
-        runs = own.runs.get(content_key(block)) if own is not None else None
+        runs = own.runs.get(content_key(block)) if own is not None and compared_across_releases(block) else None
         return runs is not None and (runs.varies or not (same_output(result, runs.first) or (
             runs.second is not None and same_output(result, runs.second))))
 
     def compare(self, block: Block, result: RunResult, build_torch: str | None) -> list[ReleaseComparison]:
+        if not compared_across_releases(block):
+            return []
         key = content_key(block)
         build_varies = self.varies_here(block, result, build_torch)
         found = []
         for record in self.others(build_torch):
             runs = record.runs.get(key)
             if runs is None:
-                found.append(ReleaseComparison(record, "unrecorded", reason="no run of this code on that release"))
+                if key not in record.identities.get(block.identity, [key]):
+                    found.append(ReleaseComparison(record, "stale", reason="its code changed after that release "
+                                                   "was recorded"))
+                else:
+                    found.append(ReleaseComparison(record, "unrecorded", reason="new since that release was recorded"))
                 continue
             why = _page_says(block, runs.first)
             if why:

@@ -14,7 +14,8 @@ from .results import MAIN
 
 #: the words of the line under an output, per status
 _SAID = {"same": "same on", "differs": "differs on", "varies": "varies from run to run on",
-         "fails": "does not do what this page says on", "unrecorded": "not recorded for this code on"}
+         "fails": "does not do what this page says on", "stale": "recorded for older code (not shown) on",
+         "unrecorded": "not recorded yet on"}
 #: the title of the folded run, per status
 _FOLD = {"differs": ("note", "prints something else"), "varies": ("note", "printed this on one of its runs"),
          "fails": ("failure", "does not do what this page says")}

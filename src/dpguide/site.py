@@ -387,6 +387,15 @@ class SiteBuild:
                 self.comparisons[block.key] = self.releases.compare(block, result, own)
         for release, row in self.drift_counts().items():
             self.engine.log(f"releases: {release}: " + ", ".join(f"{row[s]} {s}" for s in STATUSES))
+        stale: dict[str, list[str]] = {}
+        for block in blocks:
+            for c in self.comparisons.get(block.key, []):
+                if c.status == "stale" and block.label not in stale.setdefault(c.record.torch, []):
+                    stale[c.record.torch].append(block.label)
+        for torch, labels in stale.items():
+            self.warn(f"release record torch-{torch}.json is stale for {len(labels)} block(s) whose code changed "
+                      f"after it was recorded ({', '.join(labels[:5])}{', ...' if len(labels) > 5 else ''}); "
+                      f"their old runs are not shown. Refresh it: python3 tools/record_release.py {torch} --refresh")
 
     def drift_counts(self) -> dict[str, dict[str, int]]:
         counts: dict[str, dict[str, int]] = {}

@@ -42,7 +42,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("versions", nargs="+", help="torch releases, e.g. 2.14.1 2.13.0+cpu")
     parser.add_argument("--cpu", action="store_true", help="the CPU-only wheels (as VERSION+cpu)")
-    parser.add_argument("--find-links", help="a folder of wheels to take torch from")
+    parser.add_argument("--find-links", help="a folder of wheels to take the CPU-only torch from")
     parser.add_argument("--runs", default="2")
     parser.add_argument("--refresh", action="store_true", help="record only blocks changed or new since")
     args = parser.parse_args()
@@ -65,8 +65,10 @@ def record(version: str, cpu: bool, args) -> int:
                         if not _RELEASE_OWNED.match(line))
     pip = [str(python), "-m", "pip", "install", "--quiet"]
     wanted = f"torch=={version}" + ("+cpu" if cpu else "")
-    source = (["--find-links", args.find_links] if args.find_links else
-              ["--extra-index-url", CPU_INDEX] if cpu else [])
+    # a folder of wheels serves the CPU-only releases only: `torch==2.13.0` also matches a local
+    # 2.13.0+cpu wheel there, which pip would take instead of PyPI's CUDA build
+    source = ((["--find-links", args.find_links] if args.find_links else ["--extra-index-url", CPU_INDEX])
+              if cpu else [])
     subprocess.run(pip + ["-c", lock.name, *source, wanted], check=True, env=env)
     subprocess.run(pip + ["-c", lock.name, "--no-deps", "-e", str(ROOT)], check=True, env=env)
     requirements = [line for line in Path(lock.name).read_text().splitlines() if line and not line.startswith("#")]

@@ -1,5 +1,5 @@
 #| run: python detail_ddp.py
-"""TORCH_DISTRIBUTED_DEBUG=DETAIL while constructing DDP, on this site's CPU build of torch."""
+"""TORCH_DISTRIBUTED_DEBUG=DETAIL while constructing DDP, with gloo on a machine without a GPU."""
 import os
 
 os.environ["TORCH_DISTRIBUTED_DEBUG"] = "DETAIL"   # before torch is imported

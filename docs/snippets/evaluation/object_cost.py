@@ -9,17 +9,22 @@ import torch.distributed.distributed_c10d as c10d
 dist.init_process_group("gloo")
 rank = dist.get_rank()
 
-# Log each tensor all_gather the object collective makes (it calls c10d.all_gather).
-real_all_gather = c10d.all_gather
+# Log each tensor collective the object collective makes: all_gather up to torch 2.14,
+# all_gather_single (one output tensor for all ranks) from 2.15. A release lacking one skips it.
+NAMES = [name for name in ("all_gather", "all_gather_single") if hasattr(c10d, name)]
+real = {name: getattr(c10d, name) for name in NAMES}
 
 
-def logged_all_gather(tensor_list, tensor, *args, **kwargs):
-    if rank == 0:
-        print(f"  all_gather of a {tensor.dtype} tensor of {tensor.numel()} elements")
-    return real_all_gather(tensor_list, tensor, *args, **kwargs)
+def logged(name):
+    def call(output, tensor, *args, **kwargs):
+        if rank == 0:
+            print(f"  {name} of a {tensor.dtype} tensor of {tensor.numel()} elements")
+        return real[name](output, tensor, *args, **kwargs)
+    return call
 
 
-c10d.all_gather = logged_all_gather
+for name in NAMES:
+    setattr(c10d, name, logged(name))
 
 # --8<-- [start:body]
 mine = list(range(100 * rank))                   # rank 0: empty list, rank 1: 100 ints
@@ -34,6 +39,7 @@ out = [None, None]
 dist.all_gather_object(out, t)
 # --8<-- [end:body]
 
-c10d.all_gather = real_all_gather
+for name in NAMES:
+    setattr(c10d, name, real[name])
 dist.barrier()
 dist.destroy_process_group()

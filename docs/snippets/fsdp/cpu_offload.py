@@ -1,5 +1,5 @@
 #| run: torchrun --standalone --nproc-per-node=2 cpu_offload.py
-"""CPUOffloadPolicy on a CPU-only build: pin_memory=False runs; the default pins, which fails."""
+"""CPUOffloadPolicy without a GPU: pin_memory=False runs; the default pins memory, which fails."""
 import sys
 
 import torch

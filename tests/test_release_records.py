@@ -181,7 +181,9 @@ def test_the_drift_report_counts_every_status_per_release_and_lists_what_fails_o
                                                  "unrecorded": 2}}
     rows = drift_report(counts, {"torch 2.14.1 (CUDA 12.8 build)": [("a.md:3", "fails", "raised X")]},
                         {"torch 2.14.1 (CUDA 12.8 build)": "recorded then"})
-    assert rows[2] == "| torch 2.14.1 (CUDA 12.8 build) | 5 | 1 | 0 | 1 | 3 | 2 | recorded then |"
+    assert rows[0] == ("- **torch 2.14.1 (CUDA 12.8 build)**: 5 same, 1 differ, 0 vary from run to run, 1 do not do "
+                       "what their page says, 3 recorded for older code, 2 not recorded yet. "
+                       "<small>Recorded: recorded then.</small>")
     assert "    - `a.md:3`: fails: <code>raised X</code>" in rows
     assert drift_report({}, {}, {}) == ["*No release records yet: every output is from the build's torch only.*"]
 

@@ -19,6 +19,10 @@ _SAID = {"same": "same on", "differs": "differs on", "varies": "varies from run 
 #: the title of the folded run, per status
 _FOLD = {"differs": ("note", "prints something else"), "varies": ("note", "printed this on one of its runs"),
          "fails": ("failure", "does not do what this page says")}
+#: how the drift report counts each status
+_COUNTED = {"same": "same", "differs": "differ", "varies": "vary from run to run",
+            "fails": "do not do what their page says", "stale": "recorded for older code",
+            "unrecorded": "not recorded yet"}
 #: where a page's marker for the drift report goes
 DRIFT_MARKER = "<!-- dpguide: release-drift -->"
 
@@ -69,19 +73,17 @@ def build_note(version: str | None, flavour: str | None, python: str, device: st
 
 def drift_report(counts: dict[str, dict[str, int]], listed: dict[str, list[tuple[str, str, str]]],
                  provenance: dict[str, str]) -> list[str]:
-    """A table: per release, how many blocks are same / differ / vary / fail / unrecorded; then the
-    blocks that fail or differ, by release."""
+    """Per release, how many blocks are same / differ / vary / fail / are stale / not yet recorded
+    (a list, which a phone shows without scrolling sideways); then the blocks that fail or differ."""
     if not counts:
         return ["*No release records yet: every output is from the build's torch only.*"]
-    out = ["| Release | " + " | ".join(_SAID[s].rsplit(" on", 1)[0] for s in STATUSES) + " | recorded |",
-           "|---|" + "---:|" * len(STATUSES) + "---|"]
+    out = []
     for release, row in counts.items():
-        out.append(f"| {release} | " + " | ".join(str(row.get(s, 0)) for s in STATUSES)
-                   + f" | {provenance[release]} |")
+        numbers = ", ".join(f"{row.get(s, 0)} {_COUNTED[s]}" for s in STATUSES)
+        out.append(f"- **{release}**: {numbers}. <small>Recorded: {html.escape(provenance[release])}.</small>")
     for release, items in listed.items():
         if items:
             out += ["", f'??? note "{release}: the {len(items)} blocks that fail or print something else"', ""]
             out += [f"    - `{label}`: {status}" + (f": <code>{html.escape(reason)}</code>" if reason else "")
                     for label, status, reason in items]
     return out
-

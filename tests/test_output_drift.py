@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from dpguide.output_drift import NOISE, blur, first_difference, same_output, shown_lines
+from dpguide.output_drift import NOISE, blur, differing_lines, first_difference, same_output, shown_lines
 from unit_blocks import line, result_of
 
 pytestmark = pytest.mark.unit
@@ -39,6 +39,8 @@ NOISE_ONLY = [
     ("weight id before .to(torch.float64): 139926003813744", "weight id before .to(torch.float64): 140245458934256"),
     ("wrote /tmp/dpguide-run/abc123/ckpt.pt", "wrote /tmp/dpguide-run/f00d42/ckpt.pt"),
     ("[rank0]:                   ^^^^^^^^^^^", "[rank0]:                   ^^^^^^^"),
+    ("failed (exitcode: 1) local_rank: 1 (pid: 88) of binary: <venv>/bin/python3",
+     "failed (exitcode: 1) local_rank: 1 (pid: 91) of binary: <venv>/bin/python"),
 ]
 
 #: (one release's line, another's): a real difference, which must survive the filter
@@ -50,6 +52,7 @@ REAL_DIFFERENCES = [
     ("tensor([0., 1., 2.])", "tensor([0., 1., 3.])"),
     ("cuda available here: False | GPUs here: 0", "cuda available here: False | GPUs here: 1"),
     ('  File "block.py", line 3, in <module>', '  File "block.py", line 4, in <module>'),
+    ("of binary: <venv>/bin/python3", "of binary: /usr/bin/python3"),
 ]
 
 
@@ -110,3 +113,16 @@ def test_the_harvest_covers_most_rules():
     """Real noise pairs exist for nearly every rule (a rule no real run needs is a guess)."""
     used = {what for what, pattern, _ in NOISE for p in REAL["noise"] if pattern.search(p["a"])}
     assert len(used) >= len({what for what, _, _ in NOISE}) - 1
+
+
+def test_differing_lines_marks_the_changed_and_the_added_lines_only():
+    build = result_of([line("rank 0", "loss 0.42"), line("rank 1", "loss 0.42"), line("rank 0", "done")])
+    other = result_of([line("rank 0", "loss 0.42"), line("rank 1", "loss 0.51"), line("rank 0", "done"),
+                       line("rank 0", "UserWarning: new in this release")])
+    assert differing_lines(build, other) == {1, 3}
+
+
+def test_differing_lines_ignores_noise_and_the_order_ranks_interleave_in():
+    build = result_of([line("rank 0", "a"), line("rank 1", "b"), line("rank 0", "took 0.3 s (pid 12)")])
+    other = result_of([line("rank 1", "b"), line("rank 0", "a"), line("rank 0", "took 0.5 s (pid 99)")])
+    assert differing_lines(build, other) == set()

@@ -148,6 +148,15 @@ def test_the_line_under_an_output_groups_releases_by_status_and_folds_the_differ
     assert any("one" in x for x in lines)
 
 
+def test_the_folded_run_highlights_exactly_the_lines_this_page_did_not_print(tmp_path):
+    block = block_of("", "print(1)")
+    c = status(tmp_path, block, printed("same", "1", "end"), printed("same", "2", "end", "extra"))
+    lines = release_lines([c])
+    assert c.status == "differs" and c.marked == {1, 3}
+    assert '    ```text hl_lines="2 4"' in lines
+    assert any("Highlighted: the 2 lines this page's run did not print" in x for x in lines)
+
+
 def test_build_flavours_are_named_as_readers_know_them():
     assert build_flavour("13.2") == "CUDA 13.2 build" and build_flavour(None) == "CPU-only build"
     assert build_flavour(None, "6.4") == "ROCm 6.4 build"

@@ -4,6 +4,7 @@
     python tools/record_release.py 2.13.0+cpu             the CPU-only wheel (download.pytorch.org/whl/cpu)
     python tools/record_release.py 2.13.0+cpu --find-links /opt/wheels    ... from a folder of wheels
     python tools/record_release.py 2.14.1+cu130 --refresh only the blocks changed or new since its record
+    python tools/record_release.py 2.14.1 --install-only  make the venv only (to try a snippet there)
 
 A version's local label picks the flavour: +cpu the CPU-only wheel; none, or a CUDA label such
 as +cu130 (as a record's file name has it), PyPI's wheel. Releases are recorded one after another:
@@ -12,7 +13,9 @@ on a 2-core machine two at once only share the same cores.
 Makes `.venvs/torch-VERSION[-cpu]` with the project's lock (constraints.txt) but that torch, the
 NVIDIA packages that torch asks for resolved fresh, and the project itself without its own pin,
 then runs `dpguide record-release` in it: two cold runs of every block, written to
-records/releases/torch-<torch.__version__>.json for review and commit. Like the Makefile, the
+records/releases/torch-<torch.__version__>.json for review and commit. Last, `dpguide drift-report`
+(in the interpreter running this tool, the build's) writes records/releases/drift.md: per release,
+how many blocks print the same, differ, vary from run to run or fail, and which. Like the Makefile, the
 install reads no pip configuration of the machine, so the torch asked for is the torch installed.
 """
 
@@ -45,11 +48,16 @@ def main() -> int:
     parser.add_argument("--find-links", help="a folder of wheels to take the CPU-only torch from")
     parser.add_argument("--runs", default="2")
     parser.add_argument("--refresh", action="store_true", help="record only blocks changed or new since")
+    parser.add_argument("--install-only", action="store_true",
+                        help="make the venvs and stop (to try a snippet on an older release)")
     args = parser.parse_args()
     status = 0
     for version in args.versions:
         public, _, label = version.partition("+")
         status = status or record(public, args.cpu or label == "cpu", args)
+    if status == 0 and not args.install_only:
+        # the report compares against the build's torch: the one of the interpreter running this tool
+        status = subprocess.run([sys.executable, "-m", "dpguide.cli", "drift-report"], cwd=ROOT).returncode
     return status
 
 
@@ -74,6 +82,9 @@ def record(version: str, cpu: bool, args) -> int:
     requirements = [line for line in Path(lock.name).read_text().splitlines() if line and not line.startswith("#")]
     subprocess.run(pip + requirements, check=True, env=env)
     os.unlink(lock.name)
+    if args.install_only:
+        print(f"{venv}: torch {wanted} installed")
+        return 0
     command = [str(python), "-m", "dpguide.cli", "record-release", "--runs", args.runs]
     return subprocess.run(command + (["--refresh"] if args.refresh else []), cwd=ROOT).returncode
 

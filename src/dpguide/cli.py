@@ -6,6 +6,7 @@
     dpguide record [--only ID] [--check]   run GPU blocks on this machine and write their records
     dpguide anchors docs/learn/ddp.md      the anchor of every run on a page (for a card's proof:)
     dpguide record-release                 run every block twice on this torch, write records/releases/
+    dpguide drift-report                   compare the release records, write records/releases/drift.md
 """
 
 from __future__ import annotations
@@ -114,6 +115,12 @@ def cmd_record_release(args) -> int:
     return record_release(find_root(Path.cwd()), runs=args.runs, refresh=args.refresh)
 
 
+def cmd_drift_report(args) -> int:
+    from .release_drift import report_drift
+
+    return report_drift(find_root(Path.cwd()))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="dpguide", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -136,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     release.add_argument("--refresh", action="store_true",
                          help="record only the blocks whose code changed or that are new since, keep the rest")
     release.set_defaults(func=cmd_record_release)
+    sub.add_parser("drift-report", help="compare every release record with the installed torch's, write "
+                   "records/releases/drift.md").set_defaults(func=cmd_drift_report)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

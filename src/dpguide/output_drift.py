@@ -11,6 +11,7 @@ which ranks interleave is not compared, since it is a race on every run.
 
 from __future__ import annotations
 
+import difflib
 import re
 
 from .capture import GAP
@@ -32,6 +33,7 @@ NOISE: list[tuple[str, re.Pattern, str]] = [
     ("a duration", re.compile(r"\b\d+(?:\.\d+)?(?:e-?\d+)?\s?(?:ms|us|µs|ns|s|sec|seconds?|secs)\b"), "<duration>"),
     ("a memory address", re.compile(r"\b0x[0-9a-fA-F]{6,}\b"), "0x<addr>"),
     ("an object's id", re.compile(r"\b\d{12,16}\b"), "<id>"),
+    ("the name the venv gives its interpreter", re.compile(r"(<venv>/bin/python)3(?:\.\d+)?\b"), r"\1"),
     ("a temporary path", re.compile(r"/tmp/[\w.+-]+(?:/[\w.+-]+)*"), "<tmp>"),
     ("a caret line under a torch source line", re.compile(r"^(\[rank\d+\]:)?\s*[~^]+\s*$"), ""),
 ]
@@ -45,16 +47,34 @@ def blur(text: str) -> str:
     return text
 
 
-def shown_lines(result: RunResult) -> dict[str, list[str]]:
-    """Per printer (``python``, ``rank 0``, ``torchrun``), its blurred lines in the order it wrote them."""
-    found: dict[str, list[str]] = {}
-    for line in result.lines:
+def _blurred(result: RunResult) -> dict[str, list[tuple[int, str]]]:
+    """Per printer, (index into ``result.lines``, blurred text) of each line that is more than noise."""
+    found: dict[str, list[tuple[int, str]]] = {}
+    for index, line in enumerate(result.lines):
         if line.stream == GAP:
             continue
         text = blur(line.text)
         if text:
-            found.setdefault(line.source, []).append(text)
+            found.setdefault(line.source, []).append((index, text))
     return found
+
+
+def shown_lines(result: RunResult) -> dict[str, list[str]]:
+    """Per printer (``python``, ``rank 0``, ``torchrun``), its blurred lines in the order it wrote them."""
+    return {source: [text for _, text in items] for source, items in _blurred(result).items()}
+
+
+def differing_lines(a: RunResult, b: RunResult) -> set[int]:
+    """Indices into ``b.lines`` of the lines ``a`` did not print: per printer, noise blurred, the lines
+    of ``b`` that an alignment of the two runs (``difflib``) leaves unmatched or replaced."""
+    ours = shown_lines(a)
+    marked: set[int] = set()
+    for source, items in _blurred(b).items():
+        matcher = difflib.SequenceMatcher(None, ours.get(source, []), [t for _, t in items], autojunk=False)
+        for tag, _, _, j1, j2 in matcher.get_opcodes():
+            if tag != "equal":
+                marked.update(items[j][0] for j in range(j1, j2))
+    return marked
 
 
 def same_output(a: RunResult, b: RunResult) -> bool:

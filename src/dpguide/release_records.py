@@ -31,7 +31,7 @@ from .blocks import Block
 from .cache import atomic_write_json, digest_of
 from .errors import BlockFailed, GuideError
 from .gpu_records import check_sealed, content_key
-from .output_drift import first_difference, same_output
+from .output_drift import differing_lines, first_difference, same_output
 from .results import RunResult
 from .snippet_files import ENGINE_DEP
 
@@ -103,6 +103,8 @@ class ReleaseComparison:
     status: str                         # one of STATUSES
     result: RunResult | None = None     # that release's run, for differs / fails / varies
     reason: str = ""
+    #: indices into ``result.lines`` of the lines the build's run did not print (noise blurred)
+    marked: frozenset[int] = frozenset()
 
 
 def validate(data: dict) -> None:
@@ -194,15 +196,18 @@ class ReleaseRecords:
                     found.append(ReleaseComparison(record, "unrecorded", reason="new since that release was recorded"))
                 continue
             why = _page_says(block, runs.first)
+            marked = frozenset(differing_lines(result, runs.first))
             if why:
-                found.append(ReleaseComparison(record, "fails", runs.first, why))
+                found.append(ReleaseComparison(record, "fails", runs.first, why, marked))
             elif same_output(result, runs.first) or (runs.second is not None and same_output(result, runs.second)):
                 found.append(ReleaseComparison(record, "same"))
             elif runs.varies or build_varies:
                 where = "its two runs there" if runs.varies else f"two runs on torch {build_torch}"
-                found.append(ReleaseComparison(record, "varies", runs.first, f"{where} printed different things"))
+                found.append(ReleaseComparison(record, "varies", runs.first, f"{where} printed different things",
+                                               marked))
             else:
-                found.append(ReleaseComparison(record, "differs", runs.first, first_difference(result, runs.first)))
+                found.append(ReleaseComparison(record, "differs", runs.first, first_difference(result, runs.first),
+                                               marked))
         return found
 
 

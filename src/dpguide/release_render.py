@@ -44,7 +44,10 @@ def release_lines(comparisons: list[ReleaseComparison], varies_here: bool = Fals
             body = [f'<p class="dpg-provenance">{html.escape(c.record.provenance_line())}</p>', ""]
             if c.reason:
                 body += [html.escape(_sentence(c)), ""]
-            body += _merged(c.result)
+            if c.marked:
+                body += [f"Highlighted: the {_lines(len(c.marked))} this page's run did not print "
+                         "(pids, ports, times and paths aside).", ""]
+            body += _merged(c.result, c.marked)
             out += ["", f'??? {kind} "{c.record.label} {title}"', "", *["    " + x if x else "" for x in body]]
     return out
 
@@ -57,10 +60,16 @@ def _sentence(c: ReleaseComparison) -> str:
     return f"First difference: {c.reason}."
 
 
-def _merged(result) -> list[str]:
+def _lines(n: int) -> str:
+    return "line" if n == 1 else f"{n} lines"
+
+
+def _merged(result, marked: frozenset[int] = frozenset()) -> list[str]:
+    ids = {id(result.lines[i]) for i in marked}
+    highlighted = lambda line: id(line) in ids      # noqa: E731
     if result.launch == "python":
-        return output_boxes(result.lines_of(MAIN), empty="*The program printed nothing.*")
-    return output_boxes(result.lines, label=lambda line: f"[{line.source}] {line.text}")
+        return output_boxes(result.lines_of(MAIN), empty="*The program printed nothing.*", marked=highlighted)
+    return output_boxes(result.lines, label=lambda line: f"[{line.source}] {line.text}", marked=highlighted)
 
 
 def build_note(version: str | None, flavour: str | None, python: str, device: str) -> str:

@@ -34,10 +34,12 @@ def _fence_for(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def code_box(text: str, title: str | None = None) -> list[str]:
+def code_box(text: str, title: str | None = None, marked: list[int] | None = None) -> list[str]:
+    """A fenced text box of ``text``; ``marked`` (line numbers from 1) are highlighted (``hl_lines``)."""
     text = terminal_text(text)
     fence = _fence_for(text)
-    head = f'{fence}text' + (f' title="{title}"' if title else "")
+    head = f'{fence}text' + (f' title="{title}"' if title else "") + \
+        (f' hl_lines="{" ".join(map(str, marked))}"' if marked else "")
     return [head, *text.split("\n"), fence]
 
 
@@ -71,22 +73,29 @@ def command_line(block: Block) -> list[str]:
     return [line]
 
 
-def output_boxes(lines, label=lambda line: line.text, title: str | None = None, empty: str = "*Nothing printed.*"):
-    """Code boxes of what was printed, split where the engine dropped output, with a note in the gap."""
+def output_boxes(lines, label=lambda line: line.text, title: str | None = None, empty: str = "*Nothing printed.*",
+                 marked=lambda line: False):
+    """Code boxes of what was printed, split where the engine dropped output, with a note in the gap;
+    the lines for which ``marked(line)`` holds are highlighted."""
     out: list[str] = []
     chunk: list[str] = []
+    highlighted: list[int] = []
 
     def flush() -> None:
         if chunk:
-            out.extend(code_box("\n".join(chunk), title))
+            out.extend(code_box("\n".join(chunk), title, highlighted[:]))
             chunk.clear()
+            highlighted.clear()
 
     for line in lines:
         if line.stream == GAP:
             flush()
             out += ["", '!!! warning "Output not kept here"', "", f"    {line.text}", ""]
         else:
+            first = sum(len(x.split("\n")) for x in chunk) + 1
             chunk.append(label(line))
+            if marked(line):
+                highlighted.extend(range(first, first + len(chunk[-1].split("\n"))))
     flush()
     return out or [empty]
 

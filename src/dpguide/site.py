@@ -21,7 +21,8 @@ from .snippet_files import read_snippet
 from .errors import AuthoringError, GuideError
 from .gpu_records import GpuRecords, RecordState
 from .release_records import STATUSES, ReleaseComparison, ReleaseRecords, build_flavour
-from .release_render import DRIFT_MARKER, build_note, drift_report, release_lines
+from .release_drift import Drift
+from .release_render import DRIFT_MARKER, build_note, release_lines
 from .results import RunResult
 from .quiz import Question, parse_page, wrong_bank_items
 from .quiz_render import output_text, render_deck, render_question
@@ -379,40 +380,17 @@ class SiteBuild:
     def compare_releases(self, blocks: list[Block]) -> None:
         """Compare every output with what each recorded release printed; log one line per release."""
         self.releases = ReleaseRecords(self.releases_dir)
-        own = self.build_torch()
-        self.comparisons = {}
-        for block in blocks:
-            result = self.engine.result_for(block)
-            if result is not None and block.key not in self.comparisons:
-                self.comparisons[block.key] = self.releases.compare(block, result, own)
-        for release, row in self.drift_counts().items():
+        self.drift = Drift.of(self.releases, blocks, self.engine.result_for, self.build_torch())
+        self.comparisons = self.drift.comparisons
+        for release, row in self.drift.counts().items():
             self.engine.log(f"releases: {release}: " + ", ".join(f"{row[s]} {s}" for s in STATUSES))
-        stale: dict[str, list[str]] = {}
-        for block in blocks:
-            for c in self.comparisons.get(block.key, []):
-                if c.status == "stale" and block.label not in stale.setdefault(c.record.torch, []):
-                    stale[c.record.torch].append(block.label)
-        for torch, labels in stale.items():
+        for torch, labels in self.drift.stale().items():
             self.warn(f"release record torch-{torch}.json is stale for {len(labels)} block(s) whose code changed "
                       f"after it was recorded ({', '.join(labels[:5])}{', ...' if len(labels) > 5 else ''}); "
                       f"their old runs are not shown. Refresh it: python3 tools/record_release.py {torch} --refresh")
 
-    def drift_counts(self) -> dict[str, dict[str, int]]:
-        counts: dict[str, dict[str, int]] = {}
-        for comparisons in self.comparisons.values():
-            for c in comparisons:
-                counts.setdefault(c.record.label, dict.fromkeys(STATUSES, 0))[c.status] += 1
-        return counts
-
     def drift_section(self) -> list[str]:
-        listed: dict[str, list] = {}
-        for page_blocks in self.blocks_by_page.values():
-            for block in page_blocks:
-                for c in self.comparisons.get(block.key, []):
-                    if c.status in ("fails", "differs"):
-                        listed.setdefault(c.record.label, []).append((block.label, c.status, c.reason))
-        provenance = {r.label: r.provenance_line() for r in self.releases.records}
-        return drift_report(self.drift_counts(), listed, provenance)
+        return self.drift.report()
 
     def page_build_note(self) -> str:
         on = self.engine.environment

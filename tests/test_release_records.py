@@ -221,3 +221,30 @@ def test_blocks_that_run_the_site_engine_are_not_compared_across_releases(tmp_pa
     assert compared_across_releases(block) and not compared_across_releases(gallery)
     records = records_with(tmp_path, block, "2.14.1", printed("1"))
     assert records.compare(gallery, printed("1"), BUILD) == [] and not records.varies_here(gallery, printed("2"), BUILD)
+
+
+def test_inline_values_are_kept_per_release_and_only_differences_are_said(tmp_path):
+    block = block_of("", "print(1)")
+    values = {"dist.is_nccl_available()": "False", "torch.__version__": "2.13.0+cpu", "gone()": None,
+              "same()": "3"}
+    write_record(tmp_path / "torch-2.13.0+cpu.json", provenance("2.13.0+cpu", "CPU-only build"),
+                 {content_key(block): BlockRuns(printed("1"))}, {block.identity: [content_key(block)]}, values)
+    releases = ReleaseRecords(tmp_path)
+    assert releases.records[0].values == values
+    assert releases.value_differences("dist.is_nccl_available()", "True", BUILD) == [("2.13.0+cpu", "False")]
+    assert releases.value_differences("gone()", "1", BUILD) == [("2.13.0+cpu", "raises")]
+    assert releases.value_differences("same()", "3", BUILD) == []
+    assert releases.value_differences("torch.__version__", BUILD, BUILD) == []
+    assert releases.value_differences("new_since()", "1", BUILD) == []
+
+
+def test_an_inline_value_says_what_other_releases_give_where_they_differ():
+    from dpguide.claims import PageClaimRenderer
+
+    class Checker:
+        def value(self, expr):
+            return "True"
+
+    shown = PageClaimRenderer({}, Checker(), elsewhere=lambda e, v: [("2.13.0+cpu", "False")]).value_html("x()")
+    assert shown.endswith('<small class="dpg-value-releases">(False on torch 2.13.0+cpu)</small>')
+    assert "(" not in PageClaimRenderer({}, Checker()).value_html("x()").split("</span>")[1]

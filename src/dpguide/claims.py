@@ -385,8 +385,12 @@ def _shown_failing(mention: Mention, printed: str) -> bool:
 class PageClaimRenderer:
     """What a page's text becomes: inline values replaced, resolved torch names linked."""
 
-    def __init__(self, aliases: dict[str, str], checker: ClaimChecker, facts: dict[str, int] | None = None):
+    def __init__(self, aliases: dict[str, str], checker: ClaimChecker, facts: dict[str, int] | None = None,
+                 elsewhere=lambda expr, value: []):
+        """``elsewhere(expr, value)``: (torch version, value) of each other release where ``expr``
+        evaluated to something else (from the release records)."""
         self.aliases, self.checker, self.facts = aliases, checker, facts or {}
+        self.elsewhere = elsewhere
         self.linked = 0
 
     def url_for(self, code: str) -> str | None:
@@ -401,8 +405,13 @@ class PageClaimRenderer:
 
     def value_html(self, expr: str) -> str:
         value = self._value(expr)
-        return (f'<span class="dpg-value" title="computed by the build: {html.escape(expr, quote=True)}">'
-                f"{html.escape(value)}</span>")
+        shown = (f'<span class="dpg-value" title="computed by the build: {html.escape(expr, quote=True)}">'
+                 f"{html.escape(value)}</span>")
+        others = self.elsewhere(expr, value)
+        if others:
+            said = "; ".join(f"{html.escape(other)} on torch {html.escape(torch)}" for torch, other in others)
+            shown += f' <small class="dpg-value-releases">({said})</small>'
+        return shown
 
     def text(self, text: str) -> str:
         """Authored quiz or card text with inline values as plain text and no-such-api marks removed."""

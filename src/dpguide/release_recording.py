@@ -1,4 +1,5 @@
-"""The record-release command: run every block twice on the torch installed here, write its release record.
+"""The record-release command: run every block twice on the torch installed here, write its release record
+(and what every inline value of the pages evaluates to there).
 
     dpguide record-release              records/releases/torch-<torch.__version__>.json
     dpguide record-release --refresh    only the blocks changed or new since, merged into that file
@@ -47,6 +48,22 @@ def site_blocks(root: Path) -> list[Block]:
     return [b for b in Engine(root, log=lambda *_: None).collect() if compared_across_releases(b)]
 
 
+def site_values(root: Path) -> dict[str, str | None]:
+    """Every inline value expression of the site's pages, evaluated by the torch installed here in a
+    fresh interpreter (the build's claims probe): expression -> its value, None where it raises."""
+    from .blocks import site_pages
+    from .claims import _Probe, scan_page
+
+    engine = Engine(root, log=lambda *_: None)
+    engine.collect()
+    snippets = engine.docs_dir / "snippets"
+    expressions = sorted({v.expr for page, text in site_pages(engine.docs_dir).items() for v in scan_page(
+        page, text, snippets, [q for q in engine.questions if q.page == page],
+        [d for d in engine.decks if d.page == page]).values})
+    answer = _Probe(sys.executable, json.dumps({"names": [], "values": expressions}), engine.block_env).answer(300)
+    return {expr: entry["value"] if entry.get("ok") else None for expr, entry in answer["values"].items()}
+
+
 def one_run(root: Path, cache_dir: Path, log, only: set[str] | None = None) -> dict[str, RunResult]:
     """Every block compared across releases (or those whose content key is in ``only``) run once with a cold cache:
     content key -> its result, passing or not."""
@@ -85,7 +102,12 @@ def record_release(root: Path, runs: int = 2, refresh: bool = False, out=print) 
     wanted = every - set(kept)
     out(f"recording {provenance['torch']} ({provenance['build']}): {len(wanted)} of {len(every)} "
         f"blocks, {runs} cold runs each -> {path}")
+    values = site_values(root)
     if not wanted:
+        if refresh and path.is_file() and load_record(path).values != values:
+            write_record(path, provenance | {"date": old.provenance["date"]}, kept, identities, values)
+            out(f"{path}: no block to record; its {len(values)} inline values written again")
+            return 0
         out(f"{path} is up to date: nothing to record")
         return 0
     with tempfile.TemporaryDirectory(prefix="dpguide-release-") as scratch:
@@ -93,7 +115,7 @@ def record_release(root: Path, runs: int = 2, refresh: bool = False, out=print) 
                    for n in range(runs)]
     first, rest = results[0], results[1:]
     recorded = {key: block_runs(result, rest[0].get(key) if rest else None) for key, result in first.items()}
-    write_record(path, provenance, {**kept, **recorded}, identities)
+    write_record(path, provenance, {**kept, **recorded}, identities, values)
     varies = sum(r.varies for r in recorded.values())
     out(f"wrote {path}: {len(recorded)} blocks recorded now ({varies} printed otherwise on their second run), "
         f"{len(kept)} kept from before")

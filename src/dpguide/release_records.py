@@ -80,6 +80,8 @@ class ReleaseRecord:
     #: block identity -> the content keys its blocks had when recorded (one snippet file, launched alike,
     #: can be several blocks that differ in arguments or environment)
     identities: dict[str, list[str]] = field(default_factory=dict)
+    #: inline value expression -> what it evaluated to on that release (None: it raised there)
+    values: dict[str, str | None] = field(default_factory=dict)
 
     @property
     def torch(self) -> str:
@@ -121,21 +123,26 @@ def load_record(path: Path) -> ReleaseRecord:
                                RunResult.from_json(entry["second"]) if entry.get("second") else None)
                 for key, entry in data["blocks"].items()}
         identities = {str(k): [str(x) for x in v] for k, v in data["identities"].items()}
+        values = {str(k): None if v is None else str(v) for k, v in data.get("values", {}).items()}
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise GuideError(f"{path}: release record refused: {exc}\n  fix: restore it from git "
                          "(git checkout -- records/releases) or record the release again "
                          "(python tools/record_release.py)") from None
-    return ReleaseRecord(path, data["provenance"], runs, identities)
+    return ReleaseRecord(path, data["provenance"], runs, identities, values)
 
 
-def write_record(path: Path, provenance: dict, runs: dict[str, BlockRuns], identities: dict[str, list[str]]) -> Path:
+def write_record(path: Path, provenance: dict, runs: dict[str, BlockRuns], identities: dict[str, list[str]],
+                 values: dict[str, str | None] | None = None) -> Path:
     """Write a release record: ``runs`` by content key, ``identities`` (block identity -> the content
-    keys its blocks had when recorded), sealed by a digest. Runs no identity names are dropped."""
+    keys its blocks had when recorded), ``values`` (inline value expression -> its value there),
+    sealed by a digest. Runs no identity names are dropped."""
     kept = {key for keys in identities.values() for key in keys}
     body = {"schema": SCHEMA, "provenance": provenance,
             "identities": {k: sorted(set(v)) for k, v in sorted(identities.items())},
             "blocks": {key: {"first": r.first.to_json(), "second": r.second.to_json() if r.second else None}
                        for key, r in sorted(runs.items()) if key in kept}}
+    if values:
+        body["values"] = dict(sorted(values.items()))
     atomic_write_json(Path(path), {**body, "digest": digest_of(body)})
     return Path(path)
 
@@ -171,6 +178,16 @@ class ReleaseRecords:
         """The other releases, newest first."""
         return sorted((r for r in self.records if r.torch != build_torch), key=lambda r: _version_key(r.torch),
                       reverse=True)
+
+    def value_differences(self, expr: str, value: str | None, build_torch: str | None) -> list[tuple[str, str]]:
+        """(torch version, its value) of each other release whose record evaluated ``expr`` to
+        something else than ``value`` ('raises' where it raised); releases without it say nothing."""
+        found = []
+        for record in self.others(build_torch):
+            # a release's own version string is no difference worth a note
+            if expr in record.values and record.values[expr] not in (value, record.torch):
+                found.append((record.torch, "raises" if record.values[expr] is None else record.values[expr]))
+        return found
 
     def varies_here(self, block: Block, result: RunResult, build_torch: str | None) -> bool:
         """Whether the build's own release printed different things on different runs of this block:

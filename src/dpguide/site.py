@@ -67,6 +67,7 @@ class SiteBuild:
             self.engine.progress_tty = None
         self.records = GpuRecords(records_dir or Path(root) / "records" / "gpu")
         self.releases_dir = (Path(records_dir).parent if records_dir else Path(root) / "records") / "releases"
+        self.releases: ReleaseRecords | None = None     # read by compare_releases
         self.comparisons: dict[str, list[ReleaseComparison]] = {}
         swept = sweep_stale_temporaries(self.engine.cache.directory)
         if swept:
@@ -406,7 +407,12 @@ class SiteBuild:
 
     def claim_renderer(self, page: str, markdown: str) -> PageClaimRenderer:
         return PageClaimRenderer(page_aliases(markdown, self.engine.docs_dir / "snippets"), self.checker,
-                                 self.site_facts())
+                                 self.site_facts(), self.value_elsewhere)
+
+    def value_elsewhere(self, expr: str, value: str) -> list[tuple[str, str]]:
+        """Where an inline value is something else on another recorded release (nothing before the
+        releases are compared)."""
+        return self.releases.value_differences(expr, value, self.build_torch()) if self.releases else []
 
     # ------------------------------------------------------------------ rendering
     def render_page(self, page: str, markdown: str, link_for=None) -> str:

@@ -5,6 +5,38 @@
   "use strict";
 
   var STORE = "dpguide:v1:";
+  /* the vendored scripts (tools/vendor_js.py) sit beside this file: loaded only by a page that needs them */
+  var VENDOR = new URL("vendor/", document.currentScript ? document.currentScript.src : location.href).href;
+  var loading = {};
+
+  function vendor(file) {
+    if (!loading[file]) {
+      loading[file] = new Promise(function (resolve, reject) {
+        var script = document.createElement("script");
+        script.src = VENDOR + file;
+        script.onload = resolve;
+        script.onerror = function () { reject(new Error("could not load " + script.src)); };
+        document.head.appendChild(script);
+      });
+    }
+    return loading[file];
+  }
+
+  /* Material draws a diagram with the global `mermaid` (initialize, then render), and fetches it from
+     a CDN when there is none. This stand-in fetches the vendored copy instead, on the first diagram
+     of the visit: a page without one never loads its 2.7 MB. */
+  if (typeof window.mermaid === "undefined") {
+    var settings = {};
+    window.mermaid = {
+      initialize: function (options) { settings = options; },
+      render: function (id, text) {
+        return vendor("mermaid.min.js").then(function () {
+          if (!window.mermaid.dpgInitialized) { window.mermaid.initialize(settings); window.mermaid.dpgInitialized = true; }
+          return window.mermaid.render(id, text);
+        });
+      }
+    };
+  }
 
   function load(key, fallback) {
     try { var v = localStorage.getItem(STORE + key); return v ? JSON.parse(v) : fallback; }
@@ -595,6 +627,12 @@
     scoreBar(article);
     updateScore();
     document.querySelectorAll(".dpg-practice-index").forEach(practiceIndex);
+    if (!document.querySelector(".dpg-deck, .dpg-study")) return;
+    /* the FSRS scheduler only where cards are; without it the study queue says it did not load */
+    if (window.FSRS) initCards(); else vendor("ts-fsrs.umd.js").then(initCards, initCards);
+  }
+
+  function initCards() {
     var decks = [];
     document.querySelectorAll(".dpg-deck").forEach(function (deck) {
       var data = readData(deck, "dpg-deck-data");

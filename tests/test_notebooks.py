@@ -57,6 +57,36 @@ def test_a_failing_cell_is_named_and_an_untrue_raises_tag_is_refused(tmp_path):
         runner(tmp_path, []).executed("learn/tag.ipynb", source)
 
 
+def test_shown_outputs_name_no_path_of_the_build_machine(tmp_path):
+    # a reader's folders differ: the scratch folder is dropped, installed packages read <site-packages>
+    source = write(tmp_path / "paths.ipynb",
+                   new_code_cell("import os, sysconfig\nprint(os.getcwd())\nprint(os.path.abspath('f.py'))\n"
+                                 "print(sysconfig.get_paths()['purelib'] + '/torch/x.py')"),
+                   new_code_cell("import os\nraise OSError(os.path.abspath('g.py'))",
+                                 metadata={"tags": ["raises-exception"]}))
+    path = runner(tmp_path, []).executed("learn/paths.ipynb", source)
+    executed = json.loads(path.read_text())
+    shown = json.dumps([c["outputs"] for c in executed["cells"]])
+    assert outputs(path)[0] == ".\nf.py\n<site-packages>/torch/x.py\n"
+    assert executed["cells"][1]["outputs"][0]["evalue"] == "g.py"
+    assert str(tmp_path) not in shown and "site-packages/" not in shown
+
+
+@pytest.mark.unit
+def test_rewrite_outputs_replaces_the_longest_path_first_in_every_shown_text():
+    from dpguide.notebooks import rewrite_outputs
+
+    nb = {"cells": [{"cell_type": "code", "outputs": [
+        {"output_type": "stream", "text": "/s/w/a.py /s/w\n"},
+        {"output_type": "error", "evalue": "/v/lib/x", "traceback": ["at /v/lib/x", "/v/bin"]},
+        {"output_type": "execute_result", "data": {"text/plain": ["'/s/w/b'"], "image/png": "/s/w"}}]}]}
+    rewrite_outputs(nb, {"/s/w/": "", "/s/w": ".", "/v/lib": "<site-packages>", "/v/": "<venv>/"})
+    out = nb["cells"][0]["outputs"]
+    assert out[0]["text"] == "a.py .\n"
+    assert (out[1]["evalue"], out[1]["traceback"]) == ("<site-packages>/x", ["at <site-packages>/x", "<venv>/bin"])
+    assert out[2]["data"] == {"text/plain": ["'b'"], "image/png": "/s/w"}
+
+
 def test_a_tampered_cached_copy_is_executed_again(tmp_path):
     log = []
     source = write(tmp_path / "n.ipynb", new_code_cell("print('real')"))

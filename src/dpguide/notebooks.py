@@ -6,6 +6,11 @@ cell that raises fails the build, naming the cell), stores the executed copy in
 the cache sealed with a digest, and points MkDocs at that copy, so the page
 and its download show the outputs of that real execution. Nothing is
 re-executed while the notebook's cells and the environment stay the same.
+
+Shown outputs name no path of the build machine, as a block's output names
+none: the run's scratch folder is removed from paths (``./nb_ddp.py`` reads
+``nb_ddp.py``), and the installed packages and the virtual environment read
+``<site-packages>`` and ``<venv>`` (see ``launch.MACHINE_PATHS``).
 """
 
 from __future__ import annotations
@@ -20,8 +25,12 @@ from pathlib import Path
 from . import ENGINE_VERSION, guardian, processes
 from .cache import atomic_write_json
 from .errors import BlockFailed
+from .launch import MACHINE_PATHS
 
 CELL_TIMEOUT_S = 180
+
+#: how shown outputs are rewritten; part of the cache key, so a change re-executes cached copies
+OUTPUT_REWRITE = 1
 
 
 def _sources(nb: dict) -> list:
@@ -30,7 +39,8 @@ def _sources(nb: dict) -> list:
 
 
 def notebook_key(nb: dict, environment: dict) -> str:
-    payload = {"engine": ENGINE_VERSION, "cells": _sources(nb), "environment": environment}
+    payload = {"engine": ENGINE_VERSION, "cells": _sources(nb), "environment": environment,
+               "rewrite": OUTPUT_REWRITE}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
@@ -114,7 +124,33 @@ class NotebookRunner:
             tags = cell.get("metadata", {}).get("tags", [])
             if "raises-exception" in tags and not any(o.get("output_type") == "error" for o in cell.get("outputs", [])):
                 raise BlockFailed(f"{page}: cell {index}", "tagged raises-exception but it did not raise")
-        return json.loads(nbformat.writes(notebook))
+        executed = json.loads(nbformat.writes(notebook))
+        rewrite_outputs(executed, {str(workdir) + "/": "", str(workdir): ".", **MACHINE_PATHS})
+        return executed
+
+
+def rewrite_outputs(nb: dict, paths: dict[str, str]) -> None:
+    """Replace machine paths (longest first) in every text a code cell's outputs show, in place."""
+    order = sorted(paths.items(), key=lambda item: -len(item[0]))
+
+    def rewrite(text):
+        if isinstance(text, list):
+            return [rewrite(part) for part in text]
+        if not isinstance(text, str):
+            return text
+        for old, new in order:
+            text = text.replace(old, new)
+        return text
+
+    for cell in nb.get("cells", []):
+        for output in cell.get("outputs", []):
+            for field in ("text", "evalue", "traceback"):
+                if field in output:
+                    output[field] = rewrite(output[field])
+            data = output.get("data", {})
+            for mime in data:
+                if mime.startswith("text/"):
+                    data[mime] = rewrite(data[mime])
 
 
 def _failing_cell(notebook) -> int:

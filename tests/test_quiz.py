@@ -61,6 +61,16 @@ def test_wrong_answer_key_fails_the_build_with_file_and_line(project):
     assert "set.md:16: question 'q-print': the option marked right is '123' but python really printed '6'" in message
 
 
+def test_an_option_marked_wrong_that_is_exactly_the_output_fails_the_build_at_its_line(project):
+    message = error_of(project, CHOICE.format(six="false", other="true"))
+    assert "set.md:13: question 'q-print': option '6' is marked wrong but is exactly what the run prints" in message
+
+
+def test_the_same_option_twice_is_refused_at_the_second(project):
+    message = error_of(project, CHOICE.format(six="true", other="false").replace('- text: "123"', '- text: " 6"'))
+    assert "set.md:16: option '6' is listed twice (also on line 13)" in message
+
+
 def test_exactly_one_right_option(project):
     message = error_of(project, CHOICE.format(six="true", other="true"))
     assert "set.md:12: a choice question needs exactly one right option, this one has 2" in message

@@ -359,6 +359,12 @@ def _parse_choice(q: Question, data: dict, fence: Fence) -> None:
         q.options.append(Option(text, correct, _text(item, "why", fence, required=False, line=start),
                                 _text(item, "code", fence, required=False, line=start) or None,
                                 _nth_line(fence, "text", number), _code_line(fence, _key_line(fence, "code", start))))
+    first_seen: dict[str, Option] = {}
+    for option in q.options:
+        earlier = first_seen.setdefault(option.text.strip(), option)
+        if earlier is not option:
+            raise_error((fence.page, option.line), f"option {option.text.strip()!r} is listed twice (also on line "
+                        f"{earlier.line})", "each option must differ from the others: remove or change one")
     right = [o for o in q.options if o.correct]
     if len(right) != 1:
         raise_error((fence.page, _field_line(fence, "options")),

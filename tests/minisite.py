@@ -66,6 +66,8 @@ def served_site_with_scripts(root: Path, pages: dict[str, str]):
     root = make_site(root, pages)
     (root / "docs" / "javascripts").mkdir()
     shutil.copy(ROOT / "docs" / "javascripts" / "dpguide.js", root / "docs" / "javascripts")
+    # dpguide.js fetches the vendored scheduler and Mermaid from beside itself when a page needs them
+    shutil.copytree(ROOT / "docs" / "javascripts" / "vendor", root / "docs" / "javascripts" / "vendor")
     with open(root / "mkdocs.yml", "a") as config:
         config.write("extra_javascript:\n  - javascripts/dpguide.js\n")
     done = build(root)

@@ -90,9 +90,27 @@ def test_json_script_cannot_be_closed_by_its_data():
     assert json.loads(out.split(">", 1)[1].rsplit("<", 1)[0]) == {"t": "</script>&"}
 
 
+def text_of(html: str) -> str:
+    """What a reader sees of highlighted code: the token spans' text, entities read back."""
+    import html as html_module
+
+    return html_module.unescape(re.sub(r'<span class="[a-z0-9]+">|</span>', "", re.sub(
+        r'<span class="dpg-blank" data-blank="(\d+)">\[\d+\]</span>', r"⟦\1⟧", html)))
+
+
 def test_code_with_blanks_marks_each_blank_and_escapes_the_rest():
-    assert code_with_blanks("a<[[1]]>[[22]]") == ('a&lt;<span class="dpg-blank" data-blank="1">[1]</span>&gt;'
-                                                  '<span class="dpg-blank" data-blank="22">[22]</span>')
+    html = code_with_blanks("a<[[1]]>[[22]]")
+    assert html == ('<span class="n">a</span><span class="o">&lt;</span><span class="n"><span class="dpg-blank" '
+                    'data-blank="1">[1]</span></span><span class="o">&gt;</span><span class="n"><span '
+                    'class="dpg-blank" data-blank="22">[22]</span></span>')
+    assert text_of(html) == "a<⟦1⟧>⟦22⟧"
+
+
+def test_code_with_blanks_is_highlighted_like_page_code_and_keeps_a_blank_used_twice():
+    html = code_with_blanks('x = [[1]]("a [[2]]")\nprint(x)  # [[1]] [0]\n')
+    assert '<span class="nb">print</span>' in html and '<span class="c1">' in html and '<span class="s2">' in html
+    assert text_of(html) == 'x = ⟦1⟧("a ⟦2⟧")\nprint(x)  # ⟦1⟧ [0]\n'
+    assert "[0]" not in html and "&#91;0&#93;" in html       # brackets escaped as all authored text
 
 
 def test_output_text_labels_ranks_but_not_a_single_process():
@@ -140,7 +158,8 @@ def test_a_choice_question_shows_meta_prompt_code_options_and_hint():
             '<span class="dpg-difficulty dpg-difficulty-medium">medium</span> · <span class="dpg-proof-kind '
             f'dpg-proof-wrong-options-fail">{PROOF_LABELS["wrong-options-fail"]}</span></p>') in out
     assert '<p class="dpg-quiz-prompt">Pick <code>torch.nn.Linear</code>.</p>' in out
-    assert '<pre class="dpg-quiz-code"><code>print(1)\n</code></pre>' in out
+    assert ('<div class="language-python highlight"><pre class="dpg-quiz-code"><code><span class="nb">print</span>'
+            '<span class="p">(</span><span class="mi">1</span><span class="p">)</span>\n</code></pre></div>') in out
     assert '<ol class="dpg-quiz-options" type="A"><li>first</li><li>second</li><li>third</li></ol>' in out
     assert '<div class="dpg-quiz-widget"></div>' in out
     assert '<details class="dpg-quiz-hint"><summary>Hint</summary><p>look</p></details>' in out
@@ -324,10 +343,10 @@ def test_the_question_hides_its_answer_and_the_solution_shows_the_whole_program(
     q = question(CHOICE.replace("  print(1)\n", "  x = 41\n  print(x + 1)   #| answer: x + 1\n  y = 2   #| answer\n"))
     out = render_question(q, None, {}, None, 1)
     shown = re.search(r'<p class="dpg-quiz-prompt">.*?<pre class="dpg-quiz-code"><code>(.*?)</code></pre>', out, re.S)[1]
-    assert shown == "x = 41\nprint(???)\n???\n"
+    assert text_of(shown) == "x = 41\nprint(???)\n???\n" and "err" not in shown
     assert "x + 1" not in out.split('<details class="dpg-quiz-solution">')[0]
     solution = out.split('<details class="dpg-quiz-solution">')[1]
-    assert "The complete program" in solution and "x = 41\nprint(x + 1)\ny = 2\n" in solution
+    assert "The complete program" in solution and "x = 41\nprint(x + 1)\ny = 2\n" in text_of(solution)
     assert "#| answer" not in out
     assert "The complete program" not in render_question(question(CHOICE), None, {}, None, 1)   # nothing hidden
 

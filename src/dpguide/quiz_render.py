@@ -123,7 +123,45 @@ def error_text(result: RunResult) -> str:
     return terminal_text(result.failure_summary())
 
 
+def highlighted(code: str) -> str:
+    """``code`` as Python, in the token classes of Pygments that colour the pages' own code boxes
+    (Material's stylesheet), every piece of text escaped as all authored text here is."""
+    from pygments.lexers import PythonLexer
+    from pygments.token import STANDARD_TYPES, Error
+
+    out = []
+    for kind, text in PythonLexer(stripnl=False, ensurenl=False).get_tokens(code):
+        while kind not in STANDARD_TYPES:
+            kind = kind.parent
+        css = "" if kind is Error else STANDARD_TYPES[kind]      # the hidden answer's ??? is no error
+        out.append(f'<span class="{css}">{escape(text)}</span>' if css and text.strip() else escape(text))
+    return "".join(out)
+
+
 def code_with_blanks(code: str) -> str:
+    """The question's code, highlighted, each blank a span the page's script turns into a button. A
+    blank is highlighted as a name (a placeholder no lexer splits), then swapped for its span."""
+    marks: dict[str, str] = {}          # placeholder -> blank number (a blank may appear twice)
+
+    def placeholder(match) -> str:
+        mark = f"dpgblank{match[1]}x{len(marks)}"
+        marks[mark] = match[1]
+        return mark
+
+    html = highlighted(BLANK.sub(placeholder, code))
+    for mark, number in marks.items():
+        if html.count(mark) != 1:       # a lexer that split it: fall back to plain text
+            return _plain_with_blanks(code)
+        html = html.replace(mark, f'<span class="dpg-blank" data-blank="{number}">[{number}]</span>')
+    return html
+
+
+def code_box_html(code: str) -> str:
+    """A highlighted code box, styled like the Learn pages' (``pre`` classes kept for the script)."""
+    return f'<div class="language-python highlight"><pre class="dpg-quiz-code"><code>{code}</code></pre></div>'
+
+
+def _plain_with_blanks(code: str) -> str:
     out, last = [], 0
     for match in BLANK.finditer(code):
         out.append(escape(code[last:match.start()]))
@@ -159,7 +197,7 @@ def render_question(q: Question, answer: RunResult | None, option_runs: dict[int
                  + "</p>")
     parts.append(f'<p class="dpg-quiz-prompt">{ink(q.prompt)}</p>')
     if q.code:
-        parts.append(f'<pre class="dpg-quiz-code"><code>{code_with_blanks(shown_code(q.code))}</code></pre>')
+        parts.append(code_box_html(code_with_blanks(shown_code(q.code))))
     if q.type == "fill-blank":
         outcomes = {(blank, item): bank_outcome(result, answer) for (blank, item), result in (bank_runs or {}).items()}
         data.update(bank=q.bank, answers={str(k): v for k, v in q.answers.items()}, attempts=3,
@@ -223,8 +261,7 @@ def solution_html(q: Question, answer: RunResult | None, option_runs: dict[int, 
                     + "".join(f"<li>{ink(m)}</li>" for m in q.mistakes) + "</ul>")
     if q.code and shown_code(q.code) != q.code:
         body.append('<p><strong>The complete program</strong> (the question hid the answer as '
-                    f'<code>{HIDDEN}</code>):</p><pre class="dpg-quiz-code"><code>{escape(complete_code(q.code))}'
-                    "</code></pre>")
+                    f'<code>{HIDDEN}</code>):</p>' + code_box_html(highlighted(complete_code(q.code))))
     if answer is not None:
         command = escape(answer.reader_command.replace("block.py", "solution.py"))
         body.append(f'<p class="dpg-proof"><strong>Proof by running it</strong> (<code>{command}</code>, '

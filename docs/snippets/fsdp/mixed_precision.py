@@ -22,7 +22,7 @@ def bf16_values(t):
 
 
 # --8<-- [start:body]
-for reduce_dtype in (torch.float32, None):
+for reduce_dtype in (torch.float32, torch.bfloat16, None):
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
     policy = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=reduce_dtype)

@@ -14,7 +14,7 @@ Makes `.venvs/torch-VERSION[-cpu]` with the project's lock (constraints.txt) but
 NVIDIA packages that torch asks for resolved fresh, and the project itself without its own pin,
 then runs `dpguide record-release` in it: two cold runs of every block, written to
 records/releases/torch-<torch.__version__>.json for review and commit. Last, `dpguide drift-report`
-(in the interpreter running this tool, the build's) writes records/releases/drift.md: per release,
+(in the build's venv, .venv) writes records/releases/drift.md: per release,
 how many blocks print the same, differ, vary from run to run or fail, and which. Like the Makefile, the
 install reads no pip configuration of the machine, so the torch asked for is the torch installed.
 """
@@ -56,8 +56,11 @@ def main() -> int:
         public, _, label = version.partition("+")
         status = status or record(public, args.cpu or label == "cpu", args)
     if status == 0 and not args.install_only:
-        # the report compares against the build's torch: the one of the interpreter running this tool
-        status = subprocess.run([sys.executable, "-m", "dpguide.cli", "drift-report"], cwd=ROOT).returncode
+        # the report compares against the build's record, so it runs in the build's venv (`make
+        # record-releases` starts this tool with the system python3, which has no dpguide)
+        build_python = ROOT / ".venv" / "bin" / "python"
+        python = str(build_python) if build_python.exists() else sys.executable
+        status = subprocess.run([python, "-m", "dpguide.cli", "drift-report"], cwd=ROOT).returncode
     return status
 
 

@@ -85,6 +85,47 @@ def test_a_name_that_resolves_becomes_a_link_to_its_reference_entry(project):
     assert sb.claim_counts["mentions"] == 4 and sb.linked == 3
 
 
+def test_a_gpu_statement_cites_a_torch_file_that_the_build_checks_and_links(project):
+    """`{source} torch/PATH:NAME` is checked against the installed torch, shown as "not run here"
+    with a link to that file at the build's release tag, and counted; a docs page is linked as is."""
+    project.page("lesson.md", """\
+        # L
+
+        With NCCL, errors surface asynchronously `{source} torch/distributed/distributed_c10d.py:init_process_group`.
+        CUDA streams order kernels `{source} https://docs.pytorch.org/docs/stable/notes/cuda.html`.
+        Shown as syntax: ``  `{source} torch/x.py`  `` stays as written.
+        """)
+    sb, text = build(project)
+    tag = "v" + TORCH.split("+")[0]
+    assert (f'<a href="https://github.com/pytorch/pytorch/blob/{tag}/torch/distributed/distributed_c10d.py">'
+            "<code>distributed_c10d.py</code> <code>init_process_group</code></a>") in text
+    assert text.count('class="dpg-source"') == 2 and text.count("not run here") == 2
+    assert '<a href="https://docs.pytorch.org/docs/stable/notes/cuda.html">PyTorch docs</a>' in text
+    assert "``  `{source} torch/x.py`  ``" in text
+    assert sb.claim_counts["sources"] == 2 and sb.claim_counts["sources_docs"] == 1
+    assert sb.site_facts()["statements_cited"] == 2
+
+
+@pytest.mark.parametrize("target, reason", [
+    ("torch/distributed/no_such_file.py", "has no file torch/distributed/no_such_file.py"),
+    ("torch/distributed/distributed_c10d.py:no_such_function_here", "does not occur in"),
+    ("ProcessGroupNCCL.cpp", "cites neither a torch file"),
+])
+def test_a_source_citation_that_does_not_hold_stops_the_build_at_its_line(project, reason, target):
+    project.page("lesson.md", f"# L\n\nok\n\nNCCL does this `{{source}} {target}`.\n")
+    with pytest.raises(GuideError) as caught:
+        build(project)
+    message = str(caught.value)
+    assert "lesson.md:5:" in message and reason in message, message
+
+
+def test_a_header_citation_links_the_repository_path(project):
+    header = "torch/include/torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp"
+    project.page("lesson.md", f"# L\n\nSee `{{source}} {header}:TORCH_NCCL_BLOCKING_WAIT`.\n")
+    _, text = build(project)
+    assert "/torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp\"" in text and "/torch/include/" not in text
+
+
 def test_a_name_marked_as_not_existing_needs_a_run_on_the_page_that_shows_its_error(project):
     project.page("lesson.md", "# L\n\nThere is no `dist.all_reduce_mean`{ .no-such-api }.\n")
     with pytest.raises(GuideError, match=r"lesson.md:3: .*no run on this page shows its error"):

@@ -34,6 +34,7 @@ from .api_links import api_url
 from .cache import atomic_write_json
 from .errors import AuthoringError, GuideError
 from .quiz import quiz_texts
+from .source_citations import SOURCE_SPAN, SourceCitation, citation_html, citations_in
 
 DEFAULT_ALIASES = {
     "torch": "torch", "dist": "torch.distributed", "nn": "torch.nn", "F": "torch.nn.functional",
@@ -92,6 +93,7 @@ class PageClaims:
     mentions: list[Mention] = field(default_factory=list)
     values: list[InlineValue] = field(default_factory=list)
     site_facts: list[tuple[int, str]] = field(default_factory=list)   # (line, name) of `{site} NAME`
+    sources: list[SourceCitation] = field(default_factory=list)       # `{source} TARGET`: not run here
 
 
 # ---------------------------------------------------------------------- scanning
@@ -142,7 +144,7 @@ def prose_lines(text: str):
 
 def mentions_in(text: str, page: str, line: int, aliases: dict[str, str], context: str = "") -> list[Mention]:
     found = []
-    for match in CODE_SPAN.finditer(masked(SITE_SPAN.sub("", VALUE_SPAN.sub("", text)))):
+    for match in CODE_SPAN.finditer(masked(SOURCE_SPAN.sub("", SITE_SPAN.sub("", VALUE_SPAN.sub("", text))))):
         named = NAME.match(match["code"].strip())
         if not named:
             continue
@@ -162,14 +164,17 @@ def scan_page(page: str, text: str, snippets_dir: Path | None, questions=(), dec
         claims.mentions += mentions_in(line, page, number, claims.aliases)
         claims.values += [InlineValue(page, number, m["expr"]) for m in VALUE_SPAN.finditer(masked(line))]
         claims.site_facts += [(number, m["name"]) for m in SITE_SPAN.finditer(masked(line))]
+        claims.sources += citations_in(masked(line), page, number)
     for question in questions:
         for text_field in quiz_texts(question):
             claims.mentions += mentions_in(text_field, page, question.line, claims.aliases, f"question {question.id}")
+            claims.sources += citations_in(text_field, page, question.line)
             claims.values += [InlineValue(page, question.line, m["expr"]) for m in VALUE_SPAN.finditer(text_field)]
     for deck in decks:
         for card in deck.cards:
             for text_field in (card.front, card.back):
                 claims.mentions += mentions_in(text_field, page, card.line, claims.aliases, f"deck {deck.id}")
+                claims.sources += citations_in(text_field, page, card.line)
                 claims.values += [InlineValue(page, card.line, m["expr"]) for m in VALUE_SPAN.finditer(text_field)]
     return claims
 
@@ -194,7 +199,8 @@ def scan_notebook(page: str, raw: str) -> PageClaims:
             cursor = _file_line(file_lines, cursor, pieces[index - 1] if index <= len(pieces) else line)
             where = cursor + 1
             claims.mentions += mentions_in(line, page, where, claims.aliases)
-            for pattern, what in ((VALUE_SPAN, "an inline value `{python} ...`"), (SITE_SPAN, "a site fact `{site} ...`")):
+            for pattern, what in ((VALUE_SPAN, "an inline value `{python} ...`"), (SITE_SPAN, "a site fact `{site} ...`"),
+                                  (SOURCE_SPAN, "a source citation `{source} ...`")):
                 if pattern.search(masked(line)):
                     raise AuthoringError(page, where, f"{what} in a notebook's Markdown cell is shown as written, "
                                          "not computed", "state it in a Markdown page, or print it from a code cell")
@@ -228,6 +234,7 @@ class ClaimChecker:
         self.env, self.python = env, python
         self.names: dict[str, dict] = {}
         self.values: dict[str, dict] = {}
+        self.sources: dict[str, dict] = {}
         self.probed = 0
         self._probe: _Probe | None = None
         self._loaded = False
@@ -243,22 +250,24 @@ class ClaimChecker:
         if isinstance(data, dict) and data.get("environment") == self.fingerprint:
             self.names = dict(data.get("names", {}))
             self.values = dict(data.get("values", {}))
+            self.sources = dict(data.get("sources", {}))
 
-    def _request(self, names: set[str], expressions: set[str]) -> str | None:
+    def _request(self, names: set[str], expressions: set[str], sources: set[str] = frozenset()) -> str | None:
         """The probe's input for what the cache lacks, or None when it holds everything."""
         self._load()
         wanted_names = sorted(n for n in names | {p for n in names for p in _parents(n)} if n not in self.names)
         wanted_values = sorted(e for e in expressions if e not in self.values)
-        if not wanted_names and not wanted_values:
+        wanted_sources = sorted(s for s in sources if s not in self.sources)
+        if not wanted_names and not wanted_values and not wanted_sources:
             return None
-        return json.dumps({"names": wanted_names, "values": wanted_values})
+        return json.dumps({"names": wanted_names, "values": wanted_values, "sources": wanted_sources})
 
-    def start(self, names: set[str], expressions: set[str]) -> None:
+    def start(self, names: set[str], expressions: set[str], sources: set[str] = frozenset()) -> None:
         """Start probing, in the background, what the cache lacks; ``resolve`` with the same names
         collects it. A build starts it before its blocks run, so the probe's torch import overlaps
         them instead of following them (about 3 s of a cold build here)."""
         self.cancel()
-        request = self._request(names, expressions)
+        request = self._request(names, expressions, sources)
         if request is not None:
             self._probe = _Probe(self.python, request, self.env)
 
@@ -268,8 +277,8 @@ class ClaimChecker:
             self._probe.kill()
             self._probe = None
 
-    def resolve(self, names: set[str], expressions: set[str]) -> None:
-        request = self._request(names, expressions)
+    def resolve(self, names: set[str], expressions: set[str], sources: set[str] = frozenset()) -> None:
+        request = self._request(names, expressions, sources)
         probe, self._probe = self._probe, None
         if probe is not None and probe.request != request:   # started for other names: not this answer
             probe.kill()
@@ -279,8 +288,10 @@ class ClaimChecker:
         answer = (probe or _Probe(self.python, request, self.env)).answer(timeout=300)
         self.names.update(answer["names"])
         self.values.update(answer["values"])
-        self.probed = len(answer["names"]) + len(answer["values"])
-        atomic_write_json(self.path, {"environment": self.fingerprint, "names": self.names, "values": self.values})
+        self.sources.update(answer.get("sources", {}))
+        self.probed = len(answer["names"]) + len(answer["values"]) + len(answer.get("sources", {}))
+        atomic_write_json(self.path, {"environment": self.fingerprint, "names": self.names, "values": self.values,
+                                      "sources": self.sources})
 
     def url(self, name: str) -> str | None:
         entry = self.names.get(name)
@@ -334,10 +345,11 @@ def _parents(name: str) -> list[str]:
     return [".".join(parts[:i]) for i in range(1, len(parts))]
 
 
-def probe_targets(claims: dict[str, PageClaims]) -> tuple[set[str], set[str]]:
-    """The torch names and the inline expressions that ``claims`` need the probe for."""
+def probe_targets(claims: dict[str, PageClaims]) -> tuple[set[str], set[str], set[str]]:
+    """The torch names, the inline expressions and the cited torch files that ``claims`` need the probe for."""
     return ({m.name for page in claims.values() for m in page.mentions},
-            {v.expr for page in claims.values() for v in page.values})
+            {v.expr for page in claims.values() for v in page.values},
+            {s.target for page in claims.values() for s in page.sources if not s.is_docs and not s.syntax_error()})
 
 
 def check_site(claims: dict[str, PageClaims], checker: ClaimChecker, run_texts: dict[str, str]) -> list[str]:
@@ -365,6 +377,15 @@ def check_site(claims: dict[str, PageClaims], checker: ClaimChecker, run_texts: 
                 f"torch ({entry.get('error', 'not resolved')})",
                 f"fix the name; if the page names it on purpose as something that does not exist, write "
                 f"`{m.written}`{{ {NOT_API} }} and show its error in a run on the page")))
+    for s in (s for page in claims.values() for s in page.sources):
+        error = s.syntax_error() or (None if s.is_docs else checker.sources.get(s.target, {}).get("error"))
+        if error is None and not s.is_docs and not checker.sources.get(s.target, {}).get("ok"):
+            error = f"`{{source}} {s.target}` was not checked"
+        if error:
+            problems.append(str(AuthoringError(s.page, s.line, f"source citation: {error}",
+                                               "cite a file of the build's torch (path from site-packages, "
+                                               "e.g. torch/distributed/distributed_c10d.py:barrier) and a name "
+                                               "that occurs in it, or a https://docs.pytorch.org/ page")))
     for v in values:
         entry = checker.values.get(v.expr, {})
         if not entry.get("ok"):
@@ -386,11 +407,12 @@ class PageClaimRenderer:
     """What a page's text becomes: inline values replaced, resolved torch names linked."""
 
     def __init__(self, aliases: dict[str, str], checker: ClaimChecker, facts: dict[str, int] | None = None,
-                 elsewhere=lambda expr, value: []):
+                 elsewhere=lambda expr, value: [], torch_version: str | None = None):
         """``elsewhere(expr, value)``: (torch version, value) of each other release where ``expr``
-        evaluated to something else (from the release records)."""
+        evaluated to something else (from the release records); ``torch_version``: the build's torch,
+        whose release tag source citations link to."""
         self.aliases, self.checker, self.facts = aliases, checker, facts or {}
-        self.elsewhere = elsewhere
+        self.elsewhere, self.torch_version = elsewhere, torch_version
         self.linked = 0
 
     def url_for(self, code: str) -> str | None:
@@ -416,6 +438,7 @@ class PageClaimRenderer:
     def text(self, text: str) -> str:
         """Authored quiz or card text with inline values as plain text and no-such-api marks removed."""
         text = VALUE_SPAN.sub(lambda m: self._value(m["expr"]), text)
+        text = SOURCE_SPAN.sub(lambda m: self.source_html(m["target"]), text)
         return CODE_SPAN.sub(lambda m: f"`{m['code']}`" if m["attrs"] and NOT_API in m["attrs"] else m[0], text)
 
     def _value(self, expr: str) -> str:
@@ -429,12 +452,16 @@ class PageClaimRenderer:
             raise GuideError(f"`{{site}} {name}` is not a fact of this build; known: {', '.join(sorted(self.facts))}")
         return f'<span class="dpg-value" title="counted by this build: {name}">{self.facts[name]}</span>'
 
+    def source_html(self, target: str) -> str:
+        return citation_html(SourceCitation("", 0, target), self.torch_version)
+
     def prose(self, text: str) -> str:
         """The page's Markdown with values and links applied outside code; line numbers are unchanged."""
         lines = text.split("\n")
         for number, line in list(prose_lines(text)):
             line = sub_outside_long_spans(VALUE_SPAN, line, lambda m: self.value_html(m["expr"]))
             line = sub_outside_long_spans(SITE_SPAN, line, lambda m: self.fact_html(m["name"]))
+            line = sub_outside_long_spans(SOURCE_SPAN, line, lambda m: self.source_html(m["target"]))
             lines[number - 1] = self._link_markdown(line)
         return "\n".join(lines)
 

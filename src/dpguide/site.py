@@ -15,7 +15,7 @@ from .blocks import Block, collect_site, site_notebooks, site_pages
 from .cache import atomic_write_text, sweep_stale_temporaries
 from .claims import (ClaimChecker, InlineValue, PageClaimRenderer, PageClaims, check_site, page_aliases, probe_targets,
                      cell_text, notebook_aliases, prose_lines, scan_notebook, scan_page)
-from .coverage import coverage, learn_pages, report, shortfalls
+from .coverage import coverage, draft_warnings, drafts, learn_pages, report, shortfalls
 from .engine import Engine
 from .snippet_files import read_snippet
 from .errors import AuthoringError, GuideError
@@ -245,10 +245,12 @@ class SiteBuild:
         return problems
 
     def check_coverage(self, pages) -> None:
-        """Print the questions and cards of every lesson; stop when one has too few (coverage.py)."""
+        """Print the questions and cards of every lesson; stop when one has too few, warn for a draft (coverage.py)."""
         rows = coverage(learn_pages(pages), self.engine.questions, self.engine.decks)
         self.engine.log(report(rows))
-        problems = shortfalls(rows)
+        problems, warnings = draft_warnings(shortfalls(rows), drafts(pages))
+        for warning in warnings:
+            self.warn(warning)
         if problems:
             raise GuideError("\n".join(str(p) for p in problems))
 
@@ -263,6 +265,7 @@ class SiteBuild:
                 **{f"questions_{k.replace('-', '_')}": v for k, v in counts.items()},
                 "cards": cards.get("check", 0) + cards.get("proof", 0),
                 "cards_checked": cards.get("check", 0), "cards_linked": cards.get("proof", 0),
+                "statements_cited": getattr(self, "claim_counts", {}).get("sources", 0),
                 **self.reading_minutes()}
 
     def reading_minutes(self) -> dict[str, int]:
@@ -368,10 +371,15 @@ class SiteBuild:
                              "names": len({m.name for m in mentions if not m.not_api}),
                              "not_api": sum(m.not_api for m in mentions), "values": len(values),
                              "probed": self.checker.probed}
+        sources = [s for c in claims.values() for s in c.sources]
+        self.claim_counts |= {"sources": len(sources), "sources_docs": sum(s.is_docs for s in sources)}
         c = self.claim_counts
         self.engine.log(f"claims: {c['mentions']} mentions of {c['names']} torch names resolved, "
                         f"{c['not_api']} marked as not existing and shown failing, {c['values']} inline values "
-                        f"computed ({c['probed']} names/values probed now, the rest from the cache)")
+                        f"computed ({c['probed']} names/values/sources probed now, the rest from the cache)")
+        self.engine.log(f"claims: {c['sources']} statements not run here (GPU, NCCL) cite their source: "
+                        f"{c['sources'] - c['sources_docs']} a file of the build's torch (checked), "
+                        f"{c['sources_docs']} a PyTorch docs page")
 
     # ------------------------------------------------------------------ other torch releases
     def build_torch(self) -> str | None:
@@ -407,7 +415,7 @@ class SiteBuild:
 
     def claim_renderer(self, page: str, markdown: str) -> PageClaimRenderer:
         return PageClaimRenderer(page_aliases(markdown, self.engine.docs_dir / "snippets"), self.checker,
-                                 self.site_facts(), self.value_elsewhere)
+                                 self.site_facts(), self.value_elsewhere, self.build_torch())
 
     def value_elsewhere(self, expr: str, value: str) -> list[tuple[str, str]]:
         """Where an inline value is something else on another recorded release (nothing before the

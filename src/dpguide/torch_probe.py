@@ -1,8 +1,9 @@
 """Run in a fresh interpreter of the block environment: resolve torch names and evaluate inline values.
 
-Reads ``{"names": [...], "values": [...]}`` as JSON on stdin and writes one JSON
-object on stdout: for each dotted name whether it exists in the installed torch
-(and what it is), for each expression its ``str()`` or the exception it raised.
+Reads ``{"names": [...], "values": [...], "sources": [...]}`` as JSON on stdin and writes one
+JSON object on stdout: for each dotted name whether it exists in the installed torch (and what it
+is), for each expression its ``str()`` or the exception it raised, for each cited source
+(``torch/PATH[:NAME]``) whether the installed torch has that file and the name occurs in it.
 It imports nothing of dpguide, so it runs with the interpreter the blocks use.
 """
 
@@ -12,7 +13,9 @@ import importlib
 import inspect
 import io
 import json
+import importlib.util
 import os
+import re
 import sys
 
 
@@ -67,12 +70,34 @@ def evaluate(expression: str, scope: dict) -> dict:
     return {"ok": True, "value": str(value)}
 
 
+def site_packages() -> str:
+    """The folder the installed torch package is in (found without importing torch)."""
+    spec = importlib.util.find_spec("torch")
+    return os.path.dirname(os.path.dirname(spec.origin))
+
+
+def check_source(target: str) -> dict:
+    """Whether ``torch/PATH[:NAME]`` is a file of the installed torch and NAME occurs in it."""
+    path, _, name = target.partition(":")
+    full = os.path.join(site_packages(), *path.split("/"))
+    if not os.path.isfile(full):
+        return {"ok": False, "error": f"the installed torch has no file {path}"}
+    if name:
+        with open(full, encoding="utf-8", errors="replace") as source:
+            text = source.read()
+        last = re.split(r"\.|::", name)[-1]
+        if not re.search(rf"(?<![\w]){re.escape(last)}(?![\w])", text):
+            return {"ok": False, "error": f"{name!r} does not occur in {path}"}
+    return {"ok": True}
+
+
 def main() -> None:
     request = json.load(sys.stdin)
     names = {name: resolve(name) for name in request.get("names", [])}
     scope = namespace() if request.get("values") else {}
     values = {expr: evaluate(expr, scope) for expr in request.get("values", [])}
-    json.dump({"names": names, "values": values}, sys.stdout)
+    sources = {target: check_source(target) for target in request.get("sources", [])}
+    json.dump({"names": names, "values": values, "sources": sources}, sys.stdout)
 
 
 if __name__ == "__main__":

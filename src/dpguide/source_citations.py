@@ -1,0 +1,88 @@
+"""Statements the CPU build cannot run, each carrying its source: `` `{source} TARGET` `` in prose.
+
+A sentence about GPUs or NCCL that no recorded run backs ends with a citation the reader can see
+and follow, marked as not run here. TARGET is one of
+
+* ``torch/PATH[:NAME]``: a file of the installed torch package (a ``.py`` module or a header under
+  ``torch/include/``), path relative to site-packages, and optionally a name that must occur in it
+  (a function, class, constant or environment variable). The build checks both in the build's
+  torch (through the claims probe) and links the file on GitHub at the build's release tag.
+* ``https://docs.pytorch.org/...`` (or ``https://pytorch.org/...``): an official documentation page,
+  for a fact no installed file carries. It is linked as written; nothing offline can check it.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+
+SOURCE_SPAN = re.compile(r"(?<!`)`\{source\}[ \t]+(?P<target>[^`\n]+?)[ \t]*`(?!`)")
+DOCS_PREFIXES = ("https://docs.pytorch.org/", "https://pytorch.org/")
+_PATH = re.compile(r"torch/[\w./-]+\.(?:py|pyi|h|hpp|cuh)")
+_NAME = re.compile(r"[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*")
+GITHUB = "https://github.com/pytorch/pytorch/blob"
+
+
+@dataclass(frozen=True)
+class SourceCitation:
+    """One `` `{source} ...` `` span: where it is and what it cites."""
+
+    page: str
+    line: int
+    target: str
+
+    @property
+    def is_docs(self) -> bool:
+        return self.target.startswith(DOCS_PREFIXES)
+
+    @property
+    def path(self) -> str:
+        return self.target.partition(":")[0]
+
+    @property
+    def name(self) -> str:
+        return self.target.partition(":")[2]
+
+    def syntax_error(self) -> str | None:
+        """Why TARGET is not a citation this build understands, or None."""
+        if self.is_docs:
+            return None if re.fullmatch(r"\S+", self.target) else "a docs URL has no spaces"
+        if not _PATH.fullmatch(self.path):
+            return (f"`{{source}} {self.target}` cites neither a torch file (torch/....py or a header under "
+                    f"torch/include/, relative to site-packages) nor a docs.pytorch.org page")
+        if ":" in self.target and not _NAME.fullmatch(self.name):
+            return f"`{{source}} {self.target}`: after ':' comes one name (a function, class, constant)"
+        return None
+
+
+def citations_in(text: str, page: str, line: int) -> list[SourceCitation]:
+    return [SourceCitation(page, line, m["target"]) for m in SOURCE_SPAN.finditer(text)]
+
+
+def github_path(path: str) -> str:
+    """Where an installed torch file lives in the pytorch repository (headers are copied into torch/include)."""
+    return path[len("torch/include/"):] if path.startswith("torch/include/") else path
+
+
+def citation_url(citation: SourceCitation, torch_version: str | None) -> str:
+    if citation.is_docs:
+        return citation.target
+    tag = f"v{torch_version.split('+')[0]}" if torch_version else "main"
+    return f"{GITHUB}/{tag}/{github_path(citation.path)}"
+
+
+def citation_html(citation: SourceCitation, torch_version: str | None) -> str:
+    """The badge a reader sees: not run here, and the source as a link."""
+    url = html.escape(citation_url(citation, torch_version), quote=True)
+    if citation.is_docs:
+        shown = "PyTorch docs"
+    else:
+        shown = f"<code>{html.escape(citation.path.rsplit('/', 1)[-1])}</code>"
+        if citation.name:
+            shown += f" <code>{html.escape(citation.name)}</code>"
+    where = f"torch {torch_version}" if torch_version and not citation.is_docs else "the official documentation"
+    title = html.escape(f"not run by this build (it has no GPU); the statement comes from {where}: "
+                        f"{citation.target}", quote=True)
+    return (f'<span class="dpg-source" title="{title}">not run here · source: '
+            f'<a href="{url}">{shown}</a></span>')

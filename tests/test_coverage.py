@@ -61,3 +61,24 @@ def test_a_site_without_any_practice_or_card_is_not_judged_but_one_question_make
         ("learn/a.md", "this lesson has 1 practice question(s)"), ("learn/a.md", "no flashcard names this lesson"),
         ("learn/b.md", "this lesson has 0 practice question(s)"), ("learn/b.md", "no flashcard names this lesson")]
     assert shortfalls(coverage(["learn/a.md"], [], [deck("learn/a.md")]))[0].path == "learn/a.md"
+
+
+def test_a_draft_is_marked_in_front_matter_only():
+    from dpguide.coverage import is_draft
+    assert is_draft("---\ntitle: DDP\ndraft: true\n---\n# DDP\n")
+    assert is_draft("---\ndraft: yes\n...\n# DDP\n")
+    assert not is_draft("---\ndraft: false\n---\n# DDP\n")
+    assert not is_draft("# DDP\n\ndraft: true\n")                 # prose, not front matter
+    assert not is_draft("# DDP\n---\ndraft: true\n---\n")          # not at the top
+
+
+def test_a_drafts_shortfall_is_a_warning_and_every_draft_is_one_but_others_still_stop():
+    from dpguide.coverage import draft_warnings, drafts
+    pages = {"learn/new.md": "---\ndraft: true\n---\n# New\n", "learn/ddp.md": "# DDP\n", "practice/new.md": "# P\n"}
+    assert drafts(pages) == ["learn/new.md"]
+    rows = coverage(learn_pages(pages), questions("practice/ddp.md", 2), [deck("learn/ddp.md")])
+    stopping, warnings = draft_warnings(shortfalls(rows), drafts(pages))
+    assert [(p.path, "2 practice question(s)" in p.problem) for p in stopping] == [("learn/ddp.md", True)]
+    assert warnings[0].startswith("learn/new.md:1: this lesson is a draft") and "strict build" in warnings[0]
+    assert len(warnings) == 3       # the mark, no questions, no card
+    assert all("learn/new.md:1:" in w for w in warnings)

@@ -152,3 +152,17 @@ def _cmdline(proc) -> list[str]:
         return proc.cmdline()
     except Exception:  # noqa: BLE001 - it ended meanwhile
         return []
+
+
+def test_a_draft_lesson_builds_with_a_warning_but_the_strict_build_refuses_it(tmp_path):
+    """`draft: true` lets a contributor preview a lesson that has no practice yet; --strict (CI) does not."""
+    (tmp_path / "docs" / "learn").mkdir(parents=True)
+    site = make_site(tmp_path, {"learn/new.md": "---\ndraft: true\n---\n# New lesson\n\n```python\nprint('ran')\n```\n"})
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    plain = subprocess.run([arg for arg in mkdocs_command(site) if arg != "--strict"], capture_output=True,
+                           text=True, timeout=300, env=env, cwd=site)
+    assert plain.returncode == 0, plain.stderr
+    assert "learn/new.md:1: this lesson is a draft" in plain.stderr
+    assert "ran" in (site / "site" / "learn" / "new" / "index.html").read_text()
+    strict = build(site)
+    assert strict.returncode != 0 and "learn/new.md:1: this lesson is a draft" in strict.stderr

@@ -4,17 +4,24 @@ A Learn page ``learn/NAME.md`` is practised by ``practice/NAME.md`` (and by sets
 ``practice/NAME-*.md``, such as ``ddp-basics`` for ``ddp``) and recalled by every card whose
 ``page:`` is that Learn page. The build prints one line per Learn page and stops when a page has
 fewer than ``MIN_QUESTIONS`` questions or no card, so no lesson is left without practice.
+
+A lesson still being written is marked as a draft in its front matter (``draft: true`` between
+``---`` lines at the top). A draft's shortfall is a warning instead: ``mkdocs serve`` and a plain
+build show the page, and every draft is itself a warning, so the strict build (and CI) refuse it.
 """
 
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass
 
 from .errors import AuthoringError
 
 #: the fewest practice questions a Learn page may have
 MIN_QUESTIONS = 5
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(?P<meta>.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
+_DRAFT = re.compile(r"^draft:[ \t]*(?:true|yes|on)[ \t]*$", re.M | re.I)
 
 
 @dataclass(frozen=True)
@@ -33,6 +40,30 @@ def learn_pages(pages) -> list[str]:
     """The lessons: Markdown pages directly under learn/, the section's index excepted."""
     return sorted(p for p in pages if posixpath.dirname(p) == "learn" and p.endswith(".md")
                   and _stem(p) != "index")
+
+
+def is_draft(text: str) -> bool:
+    """Whether a page's front matter marks it ``draft: true``."""
+    meta = _FRONT_MATTER.match(text)
+    return bool(meta and _DRAFT.search(meta["meta"]))
+
+
+def drafts(pages: dict[str, str]) -> list[str]:
+    """The lessons (Learn pages) of ``pages`` that are marked as drafts."""
+    return [page for page in learn_pages(pages) if is_draft(pages[page])]
+
+
+def draft_warnings(problems: list[AuthoringError], draft_pages) -> tuple[list[AuthoringError], list[str]]:
+    """``problems`` split into those that stop the build and warnings: a draft's shortfalls, and one
+    line per draft (which the strict build turns into its refusal)."""
+    draft_pages = set(draft_pages)
+    stopping = [p for p in problems if p.path not in draft_pages]
+    warnings = [f"{page}:1: this lesson is a draft (draft: true in its front matter): it builds and serves, "
+                "but a strict build and CI refuse it; remove the mark when its practice set and cards are in"
+                for page in sorted(draft_pages)]
+    warnings += [f"{p} (a draft: a warning now, an error once the mark is gone)"
+                 for p in problems if p.path in draft_pages]
+    return stopping, warnings
 
 
 def coverage(lessons, questions, decks) -> list[PageCoverage]:

@@ -1,5 +1,6 @@
 # The two commands of the README, each doing its own set-up on a fresh machine:
-#   make serve   build the site (a cold cache runs every block) and serve it at http://127.0.0.1:8000/
+#   make serve   build the site (a cold cache runs every block) and serve it at http://127.0.0.1:8000/;
+#                not strict, so a draft lesson previews (warnings shown); make build and make test are strict
 #   make test    run every test (engine, failure matrix, every block of the site, site build, browser)
 # and for contributors: make test-fast (pure engine and authoring tests, seconds), make test-engine
 # (every engine test, real torch processes included, no site build), make build,
@@ -26,7 +27,7 @@ PIP := env -u PIP_FIND_LINKS -u PIP_CONSTRAINT -u PIP_EXTRA_INDEX_URL -u PIP_IND
 .PHONY: serve build test test-fast test-engine mutation install browser lock record-releases
 
 serve: install
-	$(VENV)/bin/mkdocs serve
+	$(VENV)/bin/mkdocs serve --no-strict
 
 build: install
 	$(VENV)/bin/mkdocs build --strict

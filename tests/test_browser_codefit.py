@@ -63,3 +63,28 @@ def test_the_line_limit_is_what_a_code_box_shows_at_1280_px(browser, site_url, p
     context.close()
     print(f"{path}: a code box shows {columns} characters at 1280 px; the snippet line limit is {LINE_LIMIT}")
     assert LINE_LIMIT <= columns
+
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+
+#: the background of the first code box that scrolls sideways, or None when none does
+SCROLL_CUE = f"""() => {{ const box = [...document.querySelectorAll({CODE_BOXES!r})]
+    .find(b => b.scrollWidth > b.clientWidth + 1);
+    if (!box) return null;
+    const style = getComputedStyle(box);
+    return [style.backgroundImage, style.backgroundAttachment]; }}"""
+
+
+@pytest.mark.parametrize("path", ["learn/ddp/", "practice/ddp/"])
+def test_on_a_phone_a_code_box_that_scrolls_shows_a_shadow_where_the_line_goes_on(browser, site_url, path):
+    """Python code scrolls instead of wrapping (a wrapped line misstates its indentation); the cue is a
+    shadow fixed to the box's edge (scroll) under a cover that moves with the text (local)."""
+    context = browser.new_context(**PHONE)
+    page = watched_page(context)
+    page.goto(site_url + path)
+    cue = page.evaluate(SCROLL_CUE)
+    context.close()
+    assert cue is not None, f"{path}: no code box scrolls at 390 px, so this test checks nothing"
+    image, attachment = cue
+    assert image.count("radial-gradient") == 2 and image.count("linear-gradient") == 2, image
+    assert attachment.replace(" ", "").startswith("local,local,scroll,scroll"), attachment   # + the colour layer

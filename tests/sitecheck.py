@@ -260,3 +260,15 @@ def page_urls(site: Path, base_url: str) -> list[str]:
             continue
         urls.append(base_url + ("" if relative == "." else relative + "/"))
     return urls
+
+
+def visit_each(browser, urls, context_options: dict, look) -> dict:
+    """``{url: look(page, url)}`` for every url, visited in turn in one watched page of a new context."""
+    context = browser.new_context(**context_options)
+    page = watched_page(context)
+    found = {}
+    for url in urls:
+        page.goto(url)
+        found[url] = look(page, url)
+    context.close()
+    return found

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from dpguide.snippet_files import LINE_LIMIT
-from sitecheck import page_urls, watched_page
+from sitecheck import page_urls, visit_each, watched_page
 from test_browser_site import check_changed_pages
 
 DESKTOP = {"viewport": {"width": 1280, "height": 900}}
@@ -35,16 +35,9 @@ def urls(built_site, site_url):
 
 
 def scrolling_code_boxes(browser, urls) -> dict[str, dict[str, list[str]]]:
-    context = browser.new_context(**DESKTOP)
-    page = watched_page(context)
-    found = {}
-    for url in urls:
-        page.goto(url)
-        found[url] = {"codefit": [f"{url}: a code box is {wide}px wide in a {column}px column; its longest "
-                                  f"line ({len(line)} characters): {line[:60]!r}..."
-                                  for wide, column, line in page.evaluate(SCROLLING)]}
-    context.close()
-    return found
+    return visit_each(browser, urls, DESKTOP, lambda page, url: {"codefit": [
+        f"{url}: a code box is {wide}px wide in a {column}px column; its longest line ({len(line)} characters): "
+        f"{line[:60]!r}..." for wide, column, line in page.evaluate(SCROLLING)]})
 
 
 def test_no_code_box_scrolls_sideways_at_1280_px(browser, urls, built_site, site_url):

@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT
 from passed_pages import PassedPages
 from sitecheck import CHROMIUM, axe_problems, link_report, overflow_problem, page_urls, split_across_browsers, \
-    watched_page
+    visit_each, watched_page
 
 SHOTS = ROOT / "build-artifacts" / "screenshots"
 PHONE = {"viewport": {"width": 375, "height": 740}, "is_mobile": True, "has_touch": True}
@@ -123,15 +123,10 @@ def test_snippet_download_links_serve_the_file(page, site_url, built_site):
 
 
 def overflowing_on_a_phone(browser, urls) -> dict[str, dict[str, list[str]]]:
-    context = browser.new_context(**PHONE)
-    page = watched_page(context)
-    found = {}
-    for url in urls:
-        page.goto(url)
+    def look(page, url):
         problem = overflow_problem(page)
-        found[url] = {"overflow": [problem] if problem else []}
-    context.close()
-    return found
+        return {"overflow": [problem] if problem else []}
+    return visit_each(browser, urls, PHONE, look)
 
 
 def test_phone_viewport_has_no_horizontal_overflow_and_usable_navigation(browser, urls, built_site, site_url):

@@ -221,6 +221,8 @@ def test_quiz_and_card_text_is_checked_and_linked(project):
             correct: true
           - text: "`dist.sum_all`"
             why: no such function
+          - text: "`dist.barrier`"
+            why: "With NCCL it also syncs a device `{source} torch/distributed/distributed_c10d.py:barrier`."
         solution:
           steps: [It is `dist.all_reduce`.]
         ```
@@ -232,6 +234,10 @@ def test_quiz_and_card_text_is_checked_and_linked(project):
     _, rendered = build(project)
     assert '<a href="https://docs.pytorch.org/docs/stable/distributed.html#torch.distributed.reduce"><code>dist.reduce</code></a>' in rendered
     assert "{ .no-such-api }" not in rendered.split("```quiz")[0] + rendered.split('class="dpg-quiz"')[1]
+    tag = "v" + TORCH.split("+")[0]       # quiz text is escaped: the citation is words and a linked code span
+    assert (f'(not run here; source: <a href="https://github.com/pytorch/pytorch/blob/{tag}/torch/distributed/'
+            'distributed_c10d.py"><code>torch/distributed/distributed_c10d.py:barrier</code></a>)') in rendered
+    assert "{source}" not in rendered.split('class="dpg-quiz"')[1] and "&lt;span" not in rendered
 
 
 def test_every_output_says_what_produced_it_and_a_cached_output_keeps_its_run(project):

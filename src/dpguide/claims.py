@@ -34,7 +34,7 @@ from .api_links import api_url
 from .cache import atomic_write_json
 from .errors import AuthoringError, GuideError
 from .quiz import quiz_texts
-from .source_citations import SOURCE_SPAN, SourceCitation, citation_html, citations_in
+from .source_citations import SOURCE_SPAN, SourceCitation, citation_html, citation_url, citations_in
 
 DEFAULT_ALIASES = {
     "torch": "torch", "dist": "torch.distributed", "nn": "torch.nn", "F": "torch.nn.functional",
@@ -378,9 +378,7 @@ def check_site(claims: dict[str, PageClaims], checker: ClaimChecker, run_texts: 
                 f"fix the name; if the page names it on purpose as something that does not exist, write "
                 f"`{m.written}`{{ {NOT_API} }} and show its error in a run on the page")))
     for s in (s for page in claims.values() for s in page.sources):
-        error = s.syntax_error() or (None if s.is_docs else checker.sources.get(s.target, {}).get("error"))
-        if error is None and not s.is_docs and not checker.sources.get(s.target, {}).get("ok"):
-            error = f"`{{source}} {s.target}` was not checked"
+        error = s.syntax_error() or (None if s.is_docs else _source_error(s, checker.sources.get(s.target, {})))
         if error:
             problems.append(str(AuthoringError(s.page, s.line, f"source citation: {error}",
                                                "cite a file of the build's torch (path from site-packages, "
@@ -394,6 +392,13 @@ def check_site(claims: dict[str, PageClaims], checker: ClaimChecker, run_texts: 
                                                "fix the expression (torch, dist, nn, F, mp, os, sys and "
                                                "datetime are imported)")))
     return problems
+
+
+def _source_error(citation: SourceCitation, checked: dict) -> str | None:
+    """Why the probe's answer for a cited torch file does not back the citation, or None."""
+    if checked.get("ok"):
+        return None
+    return checked.get("error", f"`{{source}} {citation.target}` was not checked")
 
 
 def _shown_failing(mention: Mention, printed: str) -> bool:
@@ -416,7 +421,11 @@ class PageClaimRenderer:
         self.linked = 0
 
     def url_for(self, code: str) -> str | None:
-        """The reference URL of the torch object a code span names, or None."""
+        """The reference URL of the torch object a code span names (or of the file or page it cites
+        as `torch/PATH:NAME` or a docs URL, the form ``text`` gives a source citation), or None."""
+        cited = SourceCitation("", 0, code)
+        if (":" in code or cited.is_docs) and cited.syntax_error() is None:
+            return citation_url(code, self.torch_version)
         named = NAME.match(code.strip())
         if not named:
             return None
@@ -436,9 +445,11 @@ class PageClaimRenderer:
         return shown
 
     def text(self, text: str) -> str:
-        """Authored quiz or card text with inline values as plain text and no-such-api marks removed."""
+        """Authored quiz or card text with inline values as plain text, source citations as words and a
+        code span, and no-such-api marks removed."""
         text = VALUE_SPAN.sub(lambda m: self._value(m["expr"]), text)
-        text = SOURCE_SPAN.sub(lambda m: self.source_html(m["target"]), text)
+        # quiz and card text is escaped, so the mark is words and a code span that url_for links
+        text = SOURCE_SPAN.sub(lambda m: f"(not run here; source: `{m['target']}`)", text)
         return CODE_SPAN.sub(lambda m: f"`{m['code']}`" if m["attrs"] and NOT_API in m["attrs"] else m[0], text)
 
     def _value(self, expr: str) -> str:
@@ -453,7 +464,7 @@ class PageClaimRenderer:
         return f'<span class="dpg-value" title="counted by this build: {name}">{self.facts[name]}</span>'
 
     def source_html(self, target: str) -> str:
-        return citation_html(SourceCitation("", 0, target), self.torch_version)
+        return citation_html(target, self.torch_version)
 
     def prose(self, text: str) -> str:
         """The page's Markdown with values and links applied outside code; line numbers are unchanged."""

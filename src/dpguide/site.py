@@ -265,7 +265,7 @@ class SiteBuild:
                 **{f"questions_{k.replace('-', '_')}": v for k, v in counts.items()},
                 "cards": cards.get("check", 0) + cards.get("proof", 0),
                 "cards_checked": cards.get("check", 0), "cards_linked": cards.get("proof", 0),
-                "statements_cited": getattr(self, "claim_counts", {}).get("sources", 0),
+                "statements_cited": self.claim_counts.get("sources", 0),
                 **self.reading_minutes()}
 
     def reading_minutes(self) -> dict[str, int]:

@@ -65,24 +65,25 @@ def github_path(path: str) -> str:
     return path[len("torch/include/"):] if path.startswith("torch/include/") else path
 
 
-def citation_url(citation: SourceCitation, torch_version: str | None) -> str:
-    if citation.is_docs:
-        return citation.target
+def citation_url(target: str, torch_version: str | None) -> str:
+    if target.startswith(DOCS_PREFIXES):
+        return target
     tag = f"v{torch_version.split('+')[0]}" if torch_version else "main"
-    return f"{GITHUB}/{tag}/{github_path(citation.path)}"
+    return f"{GITHUB}/{tag}/{github_path(target.partition(':')[0])}"
 
 
-def citation_html(citation: SourceCitation, torch_version: str | None) -> str:
-    """The badge a reader sees: not run here, and the source as a link."""
-    url = html.escape(citation_url(citation, torch_version), quote=True)
-    if citation.is_docs:
+def citation_html(target: str, torch_version: str | None) -> str:
+    """The badge a reader sees for `` `{source} TARGET` ``: not run here, and the source as a link."""
+    url = html.escape(citation_url(target, torch_version), quote=True)
+    path, _, name = target.partition(":")
+    is_docs = target.startswith(DOCS_PREFIXES)
+    if is_docs:
         shown = "PyTorch docs"
     else:
-        shown = f"<code>{html.escape(citation.path.rsplit('/', 1)[-1])}</code>"
-        if citation.name:
-            shown += f" <code>{html.escape(citation.name)}</code>"
-    where = f"torch {torch_version}" if torch_version and not citation.is_docs else "the official documentation"
-    title = html.escape(f"not run by this build (it has no GPU); the statement comes from {where}: "
-                        f"{citation.target}", quote=True)
+        shown = f"<code>{html.escape(path.rsplit('/', 1)[-1])}</code>"
+        if name:
+            shown += f" <code>{html.escape(name)}</code>"
+    where = f"torch {torch_version}" if torch_version and not is_docs else "the official documentation"
+    title = html.escape(f"not run by this build (it has no GPU); the statement comes from {where}: {target}", quote=True)
     return (f'<span class="dpg-source" title="{title}">not run here · source: '
             f'<a href="{url}">{shown}</a></span>')

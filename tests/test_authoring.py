@@ -163,3 +163,24 @@ def test_which_functions_free_a_ddp_model_after_destroying_the_group(code, found
     from dpguide.blocks import ddp_model_freed_after_destroy
 
     assert ddp_model_freed_after_destroy(code) == found
+
+
+def test_the_lesson_templates_collect_as_a_draft_with_one_torchrun_block(project):
+    """The checklist's first steps, as a newcomer takes them: copy the lesson template and the
+    snippet template to a topic; the page is a draft whose blocks run the snippet as its header says
+    and, failing, as plain python."""
+    from pathlib import Path
+
+    from dpguide.coverage import is_draft
+
+    root = Path(__file__).resolve().parents[1] / "docs"
+    lesson = (root / "_templates" / "lesson.md").read_text()
+    snippet = (root / "snippets" / "_template" / "lesson.py").read_text()
+    assert is_draft(lesson)
+    project.snippet("topic/lesson.py", snippet)
+    project.page("learn/topic.md", lesson)
+    blocks = project.engine().collect()
+    # "Try it" under torchrun as the header says, and "Common errors" as plain python, failing
+    assert [(b.options.launch, b.options.nproc, b.options.raises) for b in blocks] == [
+        ("torchrun", 2, None), ("python", 2, "ValueError")]
+    assert snippet.startswith("#| run: torchrun --standalone --nproc-per-node=2 lesson.py\n")

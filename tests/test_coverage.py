@@ -68,6 +68,8 @@ def test_a_draft_is_marked_in_front_matter_only():
     assert is_draft("---\ntitle: DDP\ndraft: true\n---\n# DDP\n")
     assert is_draft("---\ndraft: yes\n...\n# DDP\n")
     assert not is_draft("---\ndraft: false\n---\n# DDP\n")
+    assert is_draft("---\ndraft: true   # remove when the cards are in\n---\n")   # the template's line
+    assert not is_draft("---\ndraft: [true\n---\n# DDP\n")                    # unreadable YAML
     assert not is_draft("# DDP\n\ndraft: true\n")                 # prose, not front matter
     assert not is_draft("# DDP\n---\ndraft: true\n---\n")          # not at the top
 

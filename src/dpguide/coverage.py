@@ -16,12 +16,13 @@ import posixpath
 import re
 from dataclasses import dataclass
 
+import yaml
+
 from .errors import AuthoringError
 
 #: the fewest practice questions a Learn page may have
 MIN_QUESTIONS = 5
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(?P<meta>.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
-_DRAFT = re.compile(r"^draft:[ \t]*(?:true|yes|on)[ \t]*$", re.M | re.I)
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,13 @@ def learn_pages(pages) -> list[str]:
 def is_draft(text: str) -> bool:
     """Whether a page's front matter marks it ``draft: true``."""
     meta = _FRONT_MATTER.match(text)
-    return bool(meta and _DRAFT.search(meta["meta"]))
+    if not meta:
+        return False
+    try:
+        fields = yaml.safe_load(meta["meta"])
+    except yaml.YAMLError:
+        return False            # MkDocs reports front matter it cannot read; it marks no draft
+    return isinstance(fields, dict) and fields.get("draft") is True
 
 
 def drafts(pages: dict[str, str]) -> list[str]:

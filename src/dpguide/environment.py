@@ -22,7 +22,7 @@ _STRIPPED = re.compile(
     r"ROLE_WORLD_SIZE|MASTER_ADDR|MASTER_PORT|TORCHELASTIC_\w+|TORCH_DISTRIBUTED_DEBUG|NCCL_\w+|GLOO_\w+|"
     r"OMP_NUM_THREADS|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PYTHONUNBUFFERED|PYTEST_\w+|DPGUIDE_\w+|COV_CORE_\w+)$")
 
-#: what the build sets for every block (and why: see docs/contribute/index.md)
+#: what the build sets for every block (and why: see docs/contribute/engine.md)
 FIXED = {
     "OMP_NUM_THREADS": "1",        # torchrun sets 1 per worker anyway; same for python blocks, no banner
     "PYTHONDONTWRITEBYTECODE": "1",

@@ -29,10 +29,10 @@ Each figure is the median of --repeat runs and is also given as a ratio to the f
 
 --quick builds the whole copy once with the hooks disabled (every page and every include must
 resolve), then cuts the copy down to QUICK_PAGES (every other page keeps only its title) and
-measures rows 1-6 on it (row 6 for QUICK_BASELINES single-process blocks and half as many torchrun
-blocks), once each. The last line printed, in both modes, is `summary: NAME=RATIO ...` with
+measures rows 1-6 on it (row 2b, the old path's cold build, left out; row 6 for QUICK_BASELINES
+single-process blocks and half as many torchrun blocks), once each. The last line printed, in both modes, is `summary: NAME=RATIO ...` with
 warm/floor, warm/content-floor, content-floor/floor, warm-no-memo/floor, one-snippet/floor, one-snippet/bound,
-prose/floor, cold/floor, torchrun-cold/bare, cold/old-cold, engine/bare and, in a full run,
+prose/floor, cold/floor, torchrun-cold/bare, engine/bare and, in a full run, cold/old-cold and
 single-cold/markdown-exec. Every command timed must succeed, or the run fails.
 """
 
@@ -215,12 +215,14 @@ class Bench:
         return self.measure(label, key, prepare=lambda: shutil.rmtree(self.cache, ignore_errors=True),
                             repeat=repeat, env=env)
 
-    def both_colds(self, label: str, repeat=None) -> None:
+    def both_colds(self, label: str, repeat=None, old_path: bool = True) -> None:
         """Row 2b, the old path (torchrun's agent and ranks as fresh interpreters, one slot per core),
-        then row 2, so the cache left behind holds the new path's run times."""
+        unless ``old_path`` is false, then row 2, so the cache left behind holds the new path's run times."""
         cores = os.cpu_count() or 1
-        self.cold(f"2b {label}, old path: torchrun processes fresh ({FRESH_RANKS}=1), one slot per core "
-                  f"(DPGUIDE_JOBS={cores})", repeat, "oldcold", env={**self.env, FRESH_RANKS: "1", "DPGUIDE_JOBS": str(cores)})
+        if old_path:
+                self.cold(f"2b {label}, old path: torchrun processes fresh ({FRESH_RANKS}=1), one slot per core "
+                      f"(DPGUIDE_JOBS={cores})", repeat, "oldcold",
+                      env={**self.env, FRESH_RANKS: "1", "DPGUIDE_JOBS": str(cores)})
         self.cold(f"2 {label}", repeat)
 
     def append_to(self, path: Path, line: str):
@@ -455,7 +457,8 @@ def run_quick(args) -> int:
         if not blocks:
             raise BenchmarkFailed(f"the quick pages {', '.join(QUICK_PAGES)} hold no block a CPU build runs")
         bench.floor(f"1 floor: {len(QUICK_PAGES)} pages, hooks disabled")
-        bench.both_colds(f"cold: {len(QUICK_PAGES)} pages, {len(blocks)} blocks, empty cache")
+        # the old path is a comparison only the full run publishes: --quick skips its cold build
+        bench.both_colds(f"cold: {len(QUICK_PAGES)} pages, {len(blocks)} blocks, empty cache", old_path=False)
         cold_cache = RunCache(bench.cache / "dpguide")
         cold_seconds = {b.key: r.duration for b in blocks if (r := cold_cache.load(b.key)) is not None}
         bench.rebuilds(QUICK_PAGES[-1])

@@ -1,6 +1,7 @@
 # The two commands of the README, each doing its own set-up on a fresh machine:
 #   make serve   build the site (a cold cache runs every block) and serve it at http://127.0.0.1:8000/;
-#                not strict, so a draft lesson previews (warnings shown); make build and make test are strict
+#                not strict, so a draft lesson previews (warnings shown); make build and make test are strict;
+#                FRONTEND=properdocs builds and serves it with ProperDocs instead of MkDocs
 #   make test    run every test (engine, failure matrix, every block of the site, site build, browser)
 # and for contributors: make test-fast (pure engine and authoring tests, seconds), make test-engine
 # (every engine test, real torch processes included, no site build), make build,
@@ -21,16 +22,18 @@ VENV := .venv
 INSTALLED := $(VENV)/.installed
 VENDORED := docs/javascripts/vendor/mermaid.min.js docs/javascripts/vendor/ts-fsrs.umd.js
 CHROMIUM ?= /usr/bin/chromium
+# the site generator: mkdocs, or properdocs (a maintained MkDocs 1.6 fork; the same site, tested)
+FRONTEND ?= mkdocs
 PIP := env -u PIP_FIND_LINKS -u PIP_CONSTRAINT -u PIP_EXTRA_INDEX_URL -u PIP_INDEX_URL -u PIP_NO_INDEX \
 	PIP_CONFIG_FILE=/dev/null $(VENV)/bin/pip
 
 .PHONY: serve build test test-fast test-engine mutation install browser lock record-releases
 
 serve: install
-	$(VENV)/bin/mkdocs serve --no-strict
+	$(VENV)/bin/$(FRONTEND) serve --no-strict
 
 build: install
-	$(VENV)/bin/mkdocs build --strict
+	$(VENV)/bin/$(FRONTEND) build --strict
 
 test: install browser
 	$(VENV)/bin/python -m pytest tests README.md --codeblocks

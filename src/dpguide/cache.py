@@ -68,6 +68,22 @@ def sweep_stale_temporaries(directory: Path, older_than_s: float = STALE_TEMPORA
     return removed
 
 
+def unseal(raw: str, key: str) -> dict:
+    """The entry ``raw`` (a cache file's text) as a dict, if it is a sound entry for ``key``;
+    ValueError saying what is wrong otherwise."""
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        raise ValueError(f"not JSON ({exc})") from None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        raise ValueError("unknown schema")
+    if data.get("key") != key:
+        raise ValueError("entry is for another key")
+    if "result" not in data or data.get("digest") != digest_of({"key": data["key"], "result": data["result"]}):
+        raise ValueError("digest does not match its content (edited or truncated)")
+    return data
+
+
 class RunCache:
     def __init__(self, directory: Path, report=print):
         self.directory = Path(directory)
@@ -83,15 +99,7 @@ class RunCache:
         except FileNotFoundError:
             return None
         try:
-            data = json.loads(raw)
-            if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-                raise ValueError("unknown schema")
-            if data.get("key") != key:
-                raise ValueError("entry is for another key")
-            body = {"key": data["key"], "result": data["result"]}
-            if data.get("digest") != digest_of(body):
-                raise ValueError("digest does not match its content (edited or truncated)")
-            return RunResult.from_json(data["result"])
+            return RunResult.from_json(unseal(raw, key)["result"])
         except (ValueError, KeyError, TypeError) as exc:
             self._quarantine(path, str(exc))
             return None

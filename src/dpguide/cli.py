@@ -3,6 +3,8 @@
     dpguide run docs/learn/ddp.md          every block of a page, fresh, per-rank output printed
     dpguide run docs/learn/ddp.md:19       the block whose fence opens on line 19
     dpguide run-all                        every block of the site (cache used), summary table
+    dpguide run-all --shard 1/2 --cache-dir DIR   one machine's share of them, into its own cache
+    dpguide cache merge DIR... [--into DEST]      merge the shards' caches (seals checked, conflicts refused)
     dpguide record [--only ID] [--check]   run GPU blocks on this machine and write their records
     dpguide anchors docs/learn/ddp.md      the anchor of every run on a page (for a card's proof:)
     dpguide record-release                 run every block twice on this torch, write records/releases/
@@ -78,16 +80,54 @@ def cmd_run(args) -> int:
 
 
 def cmd_run_all(args) -> int:
-    engine = Engine(find_root(Path.cwd()), log=lambda msg: print(msg, file=sys.stderr))
+    root = find_root(Path.cwd())
+    engine = Engine(root, cache_dir=args.cache_dir, log=lambda msg: print(msg, file=sys.stderr))
     engine.progress_tty = None
+    blocks = engine.collect()
+    if args.shard:
+        blocks = shard_blocks(root, blocks, args.shard, args.gpu_shards)
     try:
-        engine.run(engine.collect())
+        engine.run(blocks)
         return_code = 0
     except BlockFailed as exc:
         print(exc, file=sys.stderr)
         return_code = 1
     print(engine.summary_table())
     return return_code
+
+
+def shard_blocks(root: Path, blocks, shard_text: str, gpu_shards_text: str | None):
+    """The blocks of shard K/N (see shards.py), with one line saying what the plan gave each shard."""
+    import importlib.metadata
+
+    from .engine import guessed_seconds
+    from .gpu_records import content_key
+    from .release_records import ReleaseRecords
+    from .shards import parse_gpu_shards, parse_shard, plan_shards, recorded_seconds
+
+    shard = parse_shard(shard_text)
+    gpu_shards = parse_gpu_shards(gpu_shards_text, shard.count)
+    # the build's own release record, found by torch's version alone (importing torch here would
+    # put it into the warm servers this process forks); any flavour's durations balance the shards
+    version = importlib.metadata.version("torch").partition("+")[0]
+    records = ReleaseRecords(root / "records" / "releases").records
+    own = next((r for r in records if r.torch.partition("+")[0] == version), None)
+    plan = plan_shards(blocks, shard.count, recorded_seconds(own, content_key, guessed_seconds), gpu_shards)
+    mine = set(plan.keys[shard.index - 1])
+    print(f"[dpguide] shard {shard}: {len(mine)} of {sum(map(len, plan.keys))} blocks; recorded seconds per shard "
+          + ", ".join(f"{i + 1}/{shard.count} {seconds:.0f} s" for i, seconds in enumerate(plan.seconds))
+          + f" (durations from {'torch-' + own.torch + '.json' if own else 'guesses: no record of this torch'})",
+          file=sys.stderr)
+    return [block for block in blocks if block.key in mine]
+
+
+def cmd_cache_merge(args) -> int:
+    from .cache_merge import merge_caches
+
+    root = find_root(Path.cwd())
+    target = Path(args.into) if args.into else root / ".cache" / "dpguide"
+    print(merge_caches(target, [Path(d) for d in args.caches]), file=sys.stderr)
+    return 0
 
 
 def cmd_anchors(args) -> int:
@@ -127,8 +167,17 @@ def main(argv: list[str] | None = None) -> int:
     run = sub.add_parser("run", help="run the blocks of one page (or one block: PAGE:LINE) as the build does")
     run.add_argument("target")
     run.set_defaults(func=cmd_run)
-    sub.add_parser("run-all", help="run every block (cached ones are not re-run) and print a table").set_defaults(
-        func=cmd_run_all)
+    run_all = sub.add_parser("run-all", help="run every block (cached ones are not re-run) and print a table")
+    run_all.add_argument("--shard", metavar="K/N", help="run only shard K of N (bin-packed by recorded durations)")
+    run_all.add_argument("--gpu-shards", metavar="LIST", help="with --shard: the shards whose machines have GPUs "
+                         "(e.g. 1,2); blocks needing a GPU go only there")
+    run_all.add_argument("--cache-dir", type=Path, help="the run cache to use (default .cache/dpguide)")
+    run_all.set_defaults(func=cmd_run_all)
+    cache = sub.add_parser("cache", help="work on run caches").add_subparsers(dest="cache_command", required=True)
+    merge = cache.add_parser("merge", help="merge run caches (one per shard) into one, every seal checked")
+    merge.add_argument("caches", nargs="+", type=Path, help="the run caches to merge in (each holds runs/)")
+    merge.add_argument("--into", type=Path, help="the cache to merge into (default .cache/dpguide)")
+    merge.set_defaults(func=cmd_cache_merge)
     anchors = sub.add_parser("anchors", help="list the anchor of every run on a page (a card's proof: names one)")
     anchors.add_argument("target")
     anchors.set_defaults(func=cmd_anchors)

@@ -18,6 +18,7 @@ print("after x = x.to(other): x on", x.device)
 
 y = torch.randn(2, 3)
 print("y.to('cpu') is y:", y.to("cpu") is y)   # already there: no copy, the same object
+print("y.to('cpu', copy=True) is y:", y.to("cpu", copy=True) is y)
 
 model = nn.Linear(3, 1)
 weight_before = model.weight

@@ -9,17 +9,18 @@ import time
 
 
 def python_work(results):                    # pure Python: holds the GIL while it runs
-    start = time.monotonic()
+    start, cpu_start = time.monotonic(), time.thread_time()
     total = 0
     for i in range(15_000_000):
         total += i * i
-    results.put((start, time.monotonic()))
+    results.put((start, time.monotonic(), time.thread_time() - cpu_start))
 
 
-def span(results, n):
-    """From the first worker's start to the last worker's end."""
+def measure(results, n):
+    """Wall time from the first start to the last end, and the CPU time the workers used."""
     times = [results.get() for _ in range(n)]
-    return max(end for _, end in times) - min(start for start, _ in times)
+    wall = max(end for _, end, _ in times) - min(start for start, _, _ in times)
+    return wall, sum(cpu for _, _, cpu in times)
 
 
 if __name__ == "__main__":
@@ -37,8 +38,9 @@ if __name__ == "__main__":
             for w in workers:
                 w.start()
             n = 2
-        took = span(results, n)
+        wall, cpu = measure(results, n)
         if make is not None:
             for w in workers:
                 w.join()
-        print(f"{label:<38} the work done {n}x in {took:.2f} s")
+        print(f"{label:<37} work {n}x: {wall:5.2f} s wall, {cpu:5.2f} s CPU,"
+              f" cores busy {cpu / wall:.2f}")

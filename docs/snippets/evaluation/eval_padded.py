@@ -24,6 +24,8 @@ with torch.no_grad():
         correct += (model(x).argmax(1) == y).sum().item()
         count += len(y)
 print(f"rank {rank}: indices {list(sampler)}, {correct} correct of {count}")
+dropping = DistributedSampler(dataset, shuffle=False, drop_last=True)
+print(f"rank {rank}: with drop_last=True, indices {list(dropping)}")
 
 totals = torch.tensor([correct, count])
 dist.all_reduce(totals)                                # naive: sums include the padding

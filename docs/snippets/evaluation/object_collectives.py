@@ -1,5 +1,5 @@
 #| run: torchrun --standalone --nproc-per-node=3 object_collectives.py
-"""all_gather_object, gather_object and broadcast_object_list on gloo."""
+"""all_gather_object, gather_object, broadcast_object_list, scatter_object_list on gloo."""
 import pickle
 
 import torch.distributed as dist
@@ -25,6 +25,12 @@ print(f"rank {rank} gather_object -> {at_zero}")
 config = [{"lr": 0.1, "tag": "run-7"}, "eval"] if rank == 0 else [None, None]
 dist.broadcast_object_list(config, src=0)
 print(f"rank {rank} broadcast_object_list -> {config}")
+
+# The source's list holds one object per rank; rank i gets element i.
+shards = [f"shard-{i}.tar" for i in range(world)] if rank == 0 else None
+got = [None]
+dist.scatter_object_list(got, shards, src=0)
+print(f"rank {rank} scatter_object_list -> {got}")
 
 dist.barrier()
 dist.destroy_process_group()

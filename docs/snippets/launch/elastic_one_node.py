@@ -27,4 +27,7 @@ start = time.monotonic()
 done = subprocess.run(cmd, capture_output=True, text=True)
 print(f"exit code {done.returncode} after {time.monotonic() - start:.0f} s")
 print("".join(sorted(done.stdout.splitlines(keepends=True))), end="")
+if done.returncode != 0:                    # show why, instead of only a missing line
+    errors = [line for line in done.stderr.splitlines() if "Error" in line]
+    print("\n".join(errors[-3:]))
 # --8<-- [end:body]

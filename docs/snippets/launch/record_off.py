@@ -5,6 +5,7 @@ import torch.distributed as dist
 # --8<-- [start:body]
 def main():
     dist.init_process_group("gloo")
+    dist.barrier()                           # both ranks are connected before rank 1 fails
     rank = dist.get_rank()
     try:
         if rank == 1:

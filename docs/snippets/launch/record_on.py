@@ -8,6 +8,7 @@ from torch.distributed.elastic.multiprocessing.errors import record
 @record
 def main():
     dist.init_process_group("gloo")
+    dist.barrier()                           # both ranks are connected before rank 1 fails
     rank = dist.get_rank()
     try:
         if rank == 1:

@@ -17,11 +17,13 @@ optimizer.zero_grad()
 with torch.autocast(device_type="cpu", dtype=torch.bfloat16):
     out = ddp_model(x)                        # the matmul runs in bfloat16
     loss = nn.functional.mse_loss(out, y)
+    both_bf16 = nn.functional.mse_loss(out, out.detach())  # two bfloat16 inputs
 loss.backward()                               # outside autocast
 optimizer.step()
 grad = ddp_model.module.weight.grad
 print(f"rank {rank}: out {out.dtype}, loss {loss.dtype}, "
       f"param {ddp_model.module.weight.dtype}, grad {grad.dtype}")
+print(f"rank {rank}: mse_loss of two bfloat16 tensors under autocast: {both_bf16.dtype}")
 
 scaler = torch.amp.GradScaler("cpu")
 print(f"rank {rank}: GradScaler('cpu') enabled={scaler.is_enabled()}, "

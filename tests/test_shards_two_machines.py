@@ -18,8 +18,16 @@ pytestmark = pytest.mark.usefixtures("clean_process_table")
 PAGES = {"index.md": "# Home\n\n```python\nprint('home block')\n```\n",
          "one.md": "# One\n\n```python\nprint(sum(range(10)))\n```\n\n```python\n--8<-- \"ranks.py\"\n```\n",
          "two.md": "# Two\n\n```python\nimport sys\nprint(sys.argv[0])\n```\n\n```python\nprint('two' * 3)\n```\n"}
-SNIPPETS = {"ranks.py": "#| run: torchrun --standalone --nproc-per-node=2 ranks.py\nimport os\n\n"
-                        "print('rank', os.environ['RANK'], 'of', os.environ['WORLD_SIZE'])\n"}
+#: two ranks that print in a fixed order (rank 1 after a barrier), so the merged tab is the same every run
+SNIPPETS = {"ranks.py": "#| run: torchrun --standalone --nproc-per-node=2 ranks.py\n"
+                        "import torch.distributed as dist\n\n"
+                        "dist.init_process_group('gloo')\n"
+                        "rank, world = dist.get_rank(), dist.get_world_size()\n"
+                        "if rank == 0:\n    print('rank', rank, 'of', world)\n"
+                        "dist.barrier()\n"
+                        "if rank == 1:\n    print('rank', rank, 'of', world)\n"
+                        "dist.barrier()\n"
+                        "dist.destroy_process_group()\n"}
 #: what differs between two runs of the same block: when it ran and how long it took
 RUN_FACTS = re.compile(r"Real run, [^·<]*UTC|\d+(\.\d+)? s\b|exit code \d+ after \d+ s")
 

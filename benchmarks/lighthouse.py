@@ -18,6 +18,7 @@ import argparse
 import functools
 import gzip
 import http.server
+import io
 import json
 import os
 import shutil
@@ -55,7 +56,6 @@ class CompressingHandler(http.server.SimpleHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "max-age=600")
         self.end_headers()
-        import io
         return io.BytesIO(body)
 
     def log_message(self, *args):

@@ -36,14 +36,12 @@ def _entries(cache_dir: Path) -> dict[str, Path]:
 def merge_caches(target: Path, sources: list[Path]) -> MergeReport:
     """Merge the run caches ``sources`` into ``target`` (created if missing); GuideError listing
     every broken seal and every conflicting key, with nothing written, if there is any."""
-    target = Path(target)
-    problems: list[str] = []
+    target, sources = Path(target), [Path(source) for source in sources]
+    problems = [f"{source}: not a run cache (no runs/ folder)" for source in sources
+                if not (source / "runs").is_dir()]
     chosen: dict[str, tuple[Path, str, str]] = {}      # key -> (file, its text, its result as JSON)
-    for path in [p for p in (Path(s) for s in sources) if not (p / "runs").is_dir()]:
-        problems.append(f"{path}: not a run cache (no runs/ folder)")
-    existing = set(_entries(target))
     same = 0
-    for origin in [target, *map(Path, sources)]:
+    for origin in [target, *sources]:
         for key, path in _entries(origin).items():
             raw = path.read_text(encoding="utf-8")
             try:
@@ -55,18 +53,18 @@ def merge_caches(target: Path, sources: list[Path]) -> MergeReport:
                 problems.append(f"{path}: key {key} has another result in {chosen[key][0]} "
                                 "(two caches ran one block: shards must be disjoint)")
                 continue
-            same += key in chosen and origin != target
+            same += key in chosen
             chosen.setdefault(key, (path, raw, result))
     if problems:
         raise GuideError("cache merge refused, nothing written:\n  " + "\n  ".join(problems))
-    report = MergeReport(already=same, sources=[str(s) for s in sources])
+    report = MergeReport(already=same, sources=[str(source) for source in sources])
     store = RunCache(target)
-    for key, (_, raw, _) in chosen.items():
-        if key not in existing:
+    for key, (path, raw, _) in chosen.items():
+        if path.parent.parent != target:             # an entry the target does not hold yet
             atomic_write_text(store.path_for(key), raw)
             report.added += 1
     timings: dict[str, float] = {}
-    for origin in [*map(Path, reversed(sources)), target]:
+    for origin in [*reversed(sources), target]:
         timings.update(RunCache(origin).timings())
     if timings:
         store.save_timings(timings)

@@ -34,7 +34,8 @@ from .api_links import api_url
 from .cache import atomic_write_json
 from .errors import AuthoringError, GuideError
 from .quiz import quiz_texts
-from .source_citations import SOURCE_SPAN, SourceCitation, citation_html, citation_url, citations_in
+from .source_citations import (SOURCE_SPAN, GpuSentence, SourceCitation, citation_html, citation_url, citations_in,
+                               uncited_gpu_sentences)
 
 DEFAULT_ALIASES = {
     "torch": "torch", "dist": "torch.distributed", "nn": "torch.nn", "F": "torch.nn.functional",
@@ -94,6 +95,8 @@ class PageClaims:
     values: list[InlineValue] = field(default_factory=list)
     site_facts: list[tuple[int, str]] = field(default_factory=list)   # (line, name) of `{site} NAME`
     sources: list[SourceCitation] = field(default_factory=list)       # `{source} TARGET`: not run here
+    #: sentences naming GPUs with no citation in their paragraph and no GPU block in their section
+    gpu_uncited: list[GpuSentence] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------------- scanning
@@ -165,6 +168,7 @@ def scan_page(page: str, text: str, snippets_dir: Path | None, questions=(), dec
         claims.values += [InlineValue(page, number, m["expr"]) for m in VALUE_SPAN.finditer(masked(line))]
         claims.site_facts += [(number, m["name"]) for m in SITE_SPAN.finditer(masked(line))]
         claims.sources += citations_in(masked(line), page, number)
+    claims.gpu_uncited = uncited_gpu_sentences(page, text, prose_lines(text))
     for question in questions:
         for text_field in quiz_texts(question):
             claims.mentions += mentions_in(text_field, page, question.line, claims.aliases, f"question {question.id}")

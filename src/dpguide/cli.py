@@ -9,6 +9,7 @@
     dpguide anchors docs/learn/ddp.md      the anchor of every run on a page (for a card's proof:)
     dpguide record-release                 run every block twice on this torch, write records/releases/
     dpguide drift-report                   compare the release records, write records/releases/drift.md
+    dpguide gpu-statements                 sentences naming GPUs that no citation or GPU block backs
 """
 
 from __future__ import annotations
@@ -143,6 +144,21 @@ def cmd_anchors(args) -> int:
     return 0
 
 
+def cmd_gpu_statements(args) -> int:
+    """Print every sentence the claims check counts as naming GPUs with nothing backing it (page:line)."""
+    from .blocks import site_pages
+    from .claims import prose_lines
+    from .source_citations import uncited_gpu_sentences
+
+    docs = find_root(Path.cwd()) / "docs"
+    found = [s for page, text in site_pages(docs).items() for s in uncited_gpu_sentences(page, text, prose_lines(text))]
+    for sentence in found:
+        print(f"docs/{sentence.page}:{sentence.line}: {sentence.text}")
+    print(f"{len(found)} sentences name GPUs, CUDA or NCCL with neither a citation in their paragraph nor a GPU "
+          "block in their section; a statement of fact among them needs one", file=sys.stderr)
+    return 0
+
+
 def cmd_record(args) -> int:
     from .recording import record_all
 
@@ -152,7 +168,7 @@ def cmd_record(args) -> int:
 def cmd_record_release(args) -> int:
     from .release_recording import record_release
 
-    return record_release(find_root(Path.cwd()), runs=args.runs, refresh=args.refresh)
+    return record_release(find_root(Path.cwd()), runs=args.runs, refresh=args.refresh, reference=args.reference)
 
 
 def cmd_drift_report(args) -> int:
@@ -191,7 +207,11 @@ def main(argv: list[str] | None = None) -> int:
     release.add_argument("--runs", type=int, default=2, help="cold runs of every block (2: races show)")
     release.add_argument("--refresh", action="store_true",
                          help="record only the blocks whose code changed or that are new since, keep the rest")
+    release.add_argument("--reference", type=Path, metavar="RECORD",
+                         help="the build torch's record: a second run only for blocks whose first printed otherwise")
     release.set_defaults(func=cmd_record_release)
+    sub.add_parser("gpu-statements", help="list the sentences naming GPUs, CUDA or NCCL that no citation or GPU "
+                   "block backs (the claims check's count)").set_defaults(func=cmd_gpu_statements)
     sub.add_parser("drift-report", help="compare every release record with the installed torch's, write "
                    "records/releases/drift.md").set_defaults(func=cmd_drift_report)
     args = parser.parse_args(argv)

@@ -372,14 +372,17 @@ class SiteBuild:
                              "not_api": sum(m.not_api for m in mentions), "values": len(values),
                              "probed": self.checker.probed}
         sources = [s for c in claims.values() for s in c.sources]
-        self.claim_counts |= {"sources": len(sources), "sources_docs": sum(s.is_docs for s in sources)}
+        self.claim_counts |= {"sources": len(sources), "sources_docs": sum(s.is_docs for s in sources),
+                              "gpu_uncited": sum(len(c.gpu_uncited) for c in claims.values())}
         c = self.claim_counts
         self.engine.log(f"claims: {c['mentions']} mentions of {c['names']} torch names resolved, "
                         f"{c['not_api']} marked as not existing and shown failing, {c['values']} inline values "
                         f"computed ({c['probed']} names/values/sources probed now, the rest from the cache)")
         self.engine.log(f"claims: {c['sources']} statements not run here (GPU, NCCL) cite their source: "
                         f"{c['sources'] - c['sources_docs']} a file of the build's torch (checked), "
-                        f"{c['sources_docs']} a PyTorch docs page")
+                        f"{c['sources_docs']} a PyTorch docs page; {c['gpu_uncited']} sentences name GPUs, CUDA or "
+                        "NCCL with neither a citation in their paragraph nor a GPU block in their section (a "
+                        "statement of fact among them needs one: `dpguide gpu-statements` lists them)")
 
     # ------------------------------------------------------------------ other torch releases
     def build_torch(self) -> str | None:

@@ -13,6 +13,7 @@ and follow, marked as not run here. TARGET is one of
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
 from dataclasses import dataclass
@@ -22,6 +23,11 @@ DOCS_PREFIXES = ("https://docs.pytorch.org/", "https://pytorch.org/")
 _PATH = re.compile(r"torch/[\w./-]+\.(?:py|pyi|h|hpp|cuh)")
 _NAME = re.compile(r"[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*")
 GITHUB = "https://github.com/pytorch/pytorch/blob"
+#: words that make a sentence one about GPUs (what the CPU build cannot run)
+GPU_TERMS = re.compile(r"\b(?:GPUs?|CUDA|cuda(?::\d+)?|NCCL\w*|nccl\w*|NVLink|InfiniBand|cuDNN)\b")
+_GPU_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\w+\b[^\n]*\bdevice=\"(?:cuda|any)\"")
+_LINK_TEXT = re.compile(r"\[[^\]]*\]\([^)]*\)")      # a link's words name a page, they state nothing
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*(])")
 
 
 @dataclass(frozen=True)
@@ -87,3 +93,47 @@ def citation_html(target: str, torch_version: str | None) -> str:
     title = html.escape(f"not run by this build (it has no GPU); the statement comes from {where}: {target}", quote=True)
     return (f'<span class="dpg-source" title="{title}">not run here · source: '
             f'<a href="{url}">{shown}</a></span>')
+
+
+@dataclass(frozen=True)
+class GpuSentence:
+    """A prose sentence that names GPUs, CUDA or NCCL with nothing on the page backing it: no citation
+    in its paragraph and no GPU block in its section. Generic ones ("this needs a GPU machine") need
+    none; a statement of fact among them needs a citation or a GPU block."""
+
+    page: str
+    line: int
+    text: str
+
+
+def uncited_gpu_sentences(page: str, text: str, prose) -> list[GpuSentence]:
+    """Every such sentence of a page; ``prose`` is the page's (line number, line) outside code."""
+    lines = list(prose)
+    headings = [n for n, line in lines if line.startswith("#")]
+    gpu_sections = {bisect.bisect(headings, n) for n, line in enumerate(text.split("\n"), 1)
+                    if _GPU_FENCE.match(line)}
+    found = []
+    for paragraph in _paragraphs(lines):
+        joined = " ".join(line.strip() for _, line in paragraph)
+        start = paragraph[0][0]
+        if SOURCE_SPAN.search(joined) or bisect.bisect(headings, start) in gpu_sections:
+            continue
+        found += [GpuSentence(page, start, sentence) for sentence in _SENTENCE_END.split(joined)
+                  if GPU_TERMS.search(_LINK_TEXT.sub("", sentence))]
+    return found
+
+
+def _paragraphs(lines: list[tuple[int, str]]):
+    """Runs of consecutive non-blank prose lines; a heading is a paragraph of its own."""
+    current: list[tuple[int, str]] = []
+    last = None
+    for number, line in lines:
+        breaks = not line.strip() or line.startswith("#") or (last is not None and number != last + 1)
+        if breaks and current:
+            yield current
+            current = []
+        if line.strip() and not line.startswith("#"):
+            current.append((number, line))
+        last = number
+    if current:
+        yield current

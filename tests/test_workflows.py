@@ -63,3 +63,13 @@ def test_actionlint_passes_on_every_workflow():
                     "downloads the binary from github.com")
     done = subprocess.run([actionlint, *map(str, WORKFLOWS)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.unit
+def test_the_release_records_workflow_records_the_makefiles_releases_side_by_side():
+    jobs = load("release-records.yml")["jobs"]
+    makefile = (ROOT / "Makefile").read_text()
+    releases = next(line for line in makefile.splitlines() if line.startswith("RELEASES ?="))
+    assert jobs["release"]["strategy"]["matrix"]["release"] == releases.split("=", 1)[1].split()
+    assert "needs" not in jobs["release"] and "needs" not in jobs["build-torch"]    # side by side
+    assert set(jobs["report"]["needs"]) == {"build-torch", "release"}

@@ -12,7 +12,9 @@ on a 2-core machine two at once only share the same cores.
 
 Makes `.venvs/torch-VERSION[-cpu]` with the project's lock (constraints.txt) but that torch, the
 NVIDIA packages that torch asks for resolved fresh, and the project itself without its own pin,
-then runs `dpguide record-release` in it: two cold runs of every block, written to
+then runs `dpguide record-release` in it: a cold run of every block and a second cold run of the
+blocks whose first printed otherwise than the build's torch (its record, which `make record-releases`
+writes first, is the reference; the second run tells a race from a difference), written to
 records/releases/torch-<torch.__version__>.json for review and commit. Last, `dpguide drift-report`
 (in the build's venv, .venv) writes records/releases/drift.md: per release,
 how many blocks print the same, differ, vary from run to run or fail, and which. Like the Makefile, the
@@ -89,7 +91,22 @@ def record(version: str, cpu: bool, args) -> int:
         print(f"{venv}: torch {wanted} installed")
         return 0
     command = [str(python), "-m", "dpguide.cli", "record-release", "--runs", args.runs]
+    reference = build_record()
+    if reference is not None:
+        command += ["--reference", str(reference)]
     return subprocess.run(command + (["--refresh"] if args.refresh else []), cwd=ROOT).returncode
+
+
+def build_record() -> Path | None:
+    """The release record of the build's torch (.venv), if it has been recorded: the reference that
+    tells which blocks need a second run on another release."""
+    build_python = ROOT / ".venv" / "bin" / "python"
+    if not build_python.exists():
+        return None
+    found = subprocess.run([str(build_python), "-c", "import torch; print(torch.__version__)"],
+                           capture_output=True, text=True)
+    path = ROOT / "records" / "releases" / f"torch-{found.stdout.strip()}.json"
+    return path if found.returncode == 0 and path.is_file() else None
 
 
 if __name__ == "__main__":

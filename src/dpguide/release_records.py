@@ -93,8 +93,9 @@ class ReleaseRecord:
 
     def provenance_line(self) -> str:
         p = self.provenance
+        runs = f"{p['runs']} runs of every block" if "second_run" not in p else f"one run of every block, a second {p['second_run']}"
         return (f"torch {p['torch']}, {p['build']} · Python {p['python']} on {p['device']} ({p['machine']}) · "
-                f"{p['runs']} runs of every block · {p['date']}")
+                f"{runs} · {p['date']}")
 
 
 @dataclass
@@ -152,7 +153,7 @@ def block_runs(first: RunResult, second: RunResult | None) -> BlockRuns:
     return BlockRuns(first, second if second is not None and not same_output(first, second) else None)
 
 
-def _page_says(block: Block, result: RunResult) -> str:
+def page_says(block: Block, result: RunResult) -> str:
     """'' when ``result`` does what the block's page says, else why not (first line)."""
     from .engine import check_outcome
 
@@ -212,7 +213,7 @@ class ReleaseRecords:
                 else:
                     found.append(ReleaseComparison(record, "unrecorded", reason="new since that release was recorded"))
                 continue
-            why = _page_says(block, runs.first)
+            why = page_says(block, runs.first)
             marked = frozenset(differing_lines(result, runs.first))
             if why:
                 found.append(ReleaseComparison(record, "fails", runs.first, why, marked))

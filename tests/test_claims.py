@@ -3,6 +3,8 @@ PyTorch reference, inline values are computed by a run, and every output says wh
 
 from __future__ import annotations
 
+import html
+
 import importlib.metadata
 import json
 import re
@@ -98,7 +100,7 @@ def test_a_gpu_statement_cites_a_torch_file_that_the_build_checks_and_links(proj
     sb, text = build(project)
     tag = "v" + TORCH.split("+")[0]
     assert (f'<a href="https://github.com/pytorch/pytorch/blob/{tag}/torch/distributed/distributed_c10d.py">'
-            "<code>distributed_c10d.py</code> <code>init_process_group</code></a>") in text
+            "<code>distributed_c10d.py</code> <code>init_process_group</code></a>") in html.unescape(text)
     assert text.count('class="dpg-source"') == 2 and text.count("not run here") == 2
     assert '<a href="https://docs.pytorch.org/docs/stable/notes/cuda.html">PyTorch docs</a>' in text
     assert "``  `{source} torch/x.py`  ``" in text

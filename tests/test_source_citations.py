@@ -60,3 +60,16 @@ def test_code_link_words_and_headings_are_not_statements():
         x = torch.zeros(1, device="cuda")   # a GPU in code
         ```
         """) == []
+
+
+def test_a_citation_badge_keeps_its_underscores_through_markdown():
+    import html
+
+    import markdown
+
+    from dpguide.source_citations import citation_html
+
+    shown = markdown.markdown("See " + citation_html("torch/cuda/__init__.py:_lazy_init", "2.15.0+cu132") + ".")
+    assert "<strong>" not in shown and "<em>" not in shown
+    assert "<code>__init__.py</code> <code>_lazy_init</code>" in html.unescape(shown)
+    assert 'href="https://github.com/pytorch/pytorch/blob/v2.15.0/torch/cuda/__init__.py"' in shown

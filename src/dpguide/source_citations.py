@@ -78,6 +78,12 @@ def citation_url(target: str, torch_version: str | None) -> str:
     return f"{GITHUB}/{tag}/{github_path(target.partition(':')[0])}"
 
 
+def _literal(text: str) -> str:
+    """``text`` escaped for HTML that Markdown still reads: its underscores as entities, or
+    ``__init__.py`` would come out as a bold "init"."""
+    return html.escape(text).replace("_", "&#95;")
+
+
 def citation_html(target: str, torch_version: str | None) -> str:
     """The badge a reader sees for `` `{source} TARGET` ``: not run here, and the source as a link."""
     url = html.escape(citation_url(target, torch_version), quote=True)
@@ -86,9 +92,9 @@ def citation_html(target: str, torch_version: str | None) -> str:
     if is_docs:
         shown = "PyTorch docs"
     else:
-        shown = f"<code>{html.escape(path.rsplit('/', 1)[-1])}</code>"
+        shown = f"<code>{_literal(path.rsplit('/', 1)[-1])}</code>"
         if name:
-            shown += f" <code>{html.escape(name)}</code>"
+            shown += f" <code>{_literal(name)}</code>"
     where = f"torch {torch_version}" if torch_version and not is_docs else "the official documentation"
     title = html.escape(f"not run by this build (it has no GPU); the statement comes from {where}: {target}", quote=True)
     return (f'<span class="dpg-source" title="{title}">not run here · source: '

@@ -328,13 +328,15 @@ def test_shown_output_names_no_path_of_the_build_machine(project):
 
     engine, [block] = run_page(project, '''
         ```python
-        import sys, torch
+        import sys, threading, torch
         print(sys.executable)
         print(torch.__file__)
+        print(threading.__file__)
         ```
     ''')
     shown = engine.result_for(block).text().splitlines()
     assert shown[1] == "<site-packages>/torch/__init__.py"
+    assert shown[2] == "<stdlib>/threading.py"      # a traceback through multiprocessing names the library
     if sys.prefix != sys.base_prefix:   # a virtual environment, as `make install` makes
         assert shown[0].startswith("<venv>/bin/python")
         assert not any(sys.prefix in line for line in shown)

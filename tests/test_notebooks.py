@@ -61,13 +61,14 @@ def test_shown_outputs_name_no_path_of_the_build_machine(tmp_path):
     # a reader's folders differ: the scratch folder is dropped, installed packages read <site-packages>
     source = write(tmp_path / "paths.ipynb",
                    new_code_cell("import os, sysconfig\nprint(os.getcwd())\nprint(os.path.abspath('f.py'))\n"
-                                 "print(sysconfig.get_paths()['purelib'] + '/torch/x.py')"),
+                                 "print(sysconfig.get_paths()['purelib'] + '/torch/x.py')\n"
+                                 "import multiprocessing.spawn\nprint(multiprocessing.spawn.__file__)"),
                    new_code_cell("import os\nraise OSError(os.path.abspath('g.py'))",
                                  metadata={"tags": ["raises-exception"]}))
     path = runner(tmp_path, []).executed("learn/paths.ipynb", source)
     executed = json.loads(path.read_text())
     shown = json.dumps([c["outputs"] for c in executed["cells"]])
-    assert outputs(path)[0] == ".\nf.py\n<site-packages>/torch/x.py\n"
+    assert outputs(path)[0] == ".\nf.py\n<site-packages>/torch/x.py\n<stdlib>/multiprocessing/spawn.py\n"
     assert executed["cells"][1]["outputs"][0]["evalue"] == "g.py"
     assert str(tmp_path) not in shown and "site-packages/" not in shown
 

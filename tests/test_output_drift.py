@@ -41,6 +41,8 @@ NOISE_ONLY = [
     ("[rank0]:                   ^^^^^^^^^^^", "[rank0]:                   ^^^^^^^"),
     ("failed (exitcode: 1) local_rank: 1 (pid: 88) of binary: <venv>/bin/python3",
      "failed (exitcode: 1) local_rank: 1 (pid: 91) of binary: <venv>/bin/python"),
+    ('  File "/root/.pyenv/versions/3.11.7/lib/python3.11/multiprocessing/spawn.py", line 122, in spawn_main',
+     '  File "<stdlib>/multiprocessing/spawn.py", line 122, in spawn_main'),
 ]
 
 #: (one release's line, another's): a real difference, which must survive the filter
@@ -53,6 +55,9 @@ REAL_DIFFERENCES = [
     ("cuda available here: False | GPUs here: 0", "cuda available here: False | GPUs here: 1"),
     ('  File "block.py", line 3, in <module>', '  File "block.py", line 4, in <module>'),
     ("of binary: <venv>/bin/python3", "of binary: /usr/bin/python3"),
+    ('  File "<stdlib>/multiprocessing/spawn.py", line 122, in spawn_main',
+     '  File "/usr/lib/python3.11/multiprocessing/popen_fork.py", line 122, in spawn_main'),
+    ('  File "/usr/lib/python3.11/site-packages/torch/x.py", line 1, in f', '  File "<stdlib>/torch/x.py", line 1, in f'),
 ]
 
 

@@ -46,9 +46,14 @@ FRESH_RANKS = "DPGUIDE_FRESH_RANKS"
 #: the build's own install paths, as shown output names them (a reader's differ)
 SITE_PACKAGES = {path: "<site-packages>" for path in {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}}
 
-#: every machine path shown output may carry: site-packages, and the build's virtual environment
-#: (torchrun names it: "of binary: <venv>/bin/python"); outside a venv, sys.prefix is /usr: kept
-MACHINE_PATHS = {**SITE_PACKAGES, **({sys.prefix + "/": "<venv>/"} if sys.prefix != sys.base_prefix else {})}
+#: the interpreter's own library (a traceback through multiprocessing names it), wherever Python is installed
+STDLIB = {sysconfig.get_paths()["stdlib"] + "/": "<stdlib>/"}
+
+#: every machine path shown output may carry: site-packages, the interpreter's library, and the build's
+#: virtual environment (torchrun names it: "of binary: <venv>/bin/python"); outside a venv, sys.prefix
+#: is /usr: kept. Rewritten longest first, so site-packages inside the library stays <site-packages>.
+MACHINE_PATHS = {**SITE_PACKAGES, **STDLIB,
+                 **({sys.prefix + "/": "<venv>/"} if sys.prefix != sys.base_prefix else {})}
 
 
 @dataclass

@@ -9,8 +9,9 @@ re-executed while the notebook's cells and the environment stay the same.
 
 Shown outputs name no path of the build machine, as a block's output names
 none: the run's scratch folder is removed from paths (``./nb_ddp.py`` reads
-``nb_ddp.py``), and the installed packages and the virtual environment read
-``<site-packages>`` and ``<venv>`` (see ``launch.MACHINE_PATHS``).
+``nb_ddp.py``), and the installed packages, the interpreter's own library and the
+virtual environment read ``<site-packages>``, ``<stdlib>`` and ``<venv>`` (see
+``launch.MACHINE_PATHS``).
 """
 
 from __future__ import annotations

@@ -34,6 +34,8 @@ NOISE: list[tuple[str, re.Pattern, str]] = [
     ("a memory address", re.compile(r"\b0x[0-9a-fA-F]{6,}\b"), "0x<addr>"),
     ("an object's id", re.compile(r"\b\d{12,16}\b"), "<id>"),
     ("the name the venv gives its interpreter", re.compile(r"(<venv>/bin/python)3(?:\.\d+)?\b"), r"\1"),
+    # records made before the engine named it <stdlib>, or on a machine whose Python lives elsewhere
+    ("the interpreter's own library", re.compile(r'(File ")/[^"]*/lib/python3\.\d+/(?!site-packages/)'), r"\1<stdlib>/"),
     ("a temporary path", re.compile(r"/tmp/[\w.+-]+(?:/[\w.+-]+)*"), "<tmp>"),
     ("a caret line under a torch source line", re.compile(r"^(\[rank\d+\]:)?\s*[~^]+\s*$"), ""),
 ]

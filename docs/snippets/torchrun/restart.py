@@ -13,8 +13,8 @@ rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
 
 # The store torchrun's env:// settings point at, with a fresh key space for this attempt,
 # so the new workers never read addresses a crashed attempt left behind
-# (gloo on torch 2.13.0+cpu needed it on restarts; other releases and NCCL were not tested: see
-# "One key space per attempt" on the torchrun page).
+# (gloo needed it on restarts on torch 2.13.0+cpu, and again in tries on 2.14.1 and 2.15.0;
+# NCCL was not tested: see "One key space per attempt" on the torchrun page).
 base_store, _, _ = next(dist.rendezvous("env://"))
 store = dist.PrefixStore(f"attempt-{attempt}", base_store)
 dist.init_process_group("gloo", store=store, rank=rank, world_size=world)

@@ -6,7 +6,8 @@
 # and for contributors: make test-fast (pure engine and authoring tests, seconds), make test-engine
 # (every engine test, real torch processes included, no site build), make build,
 # make mutation (mutation testing of the engine's core), make lock, and make record-releases (every block
-# run twice on the build's torch and on each of RELEASES, each in its own venv: records/releases/).
+# run twice on the build's torch, then on each of RELEASES in its own venv once, and a second time where
+# the first printed otherwise than the build's torch: records/releases/).
 #
 # Why make: it is on every Linux and macOS machine, so nothing has to be installed before the first
 # command, and its stamp files make a second run skip every set-up step whose inputs did not change.

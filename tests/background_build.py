@@ -1,5 +1,7 @@
-"""A site build that runs beside the tests: started when collection ends, waited for by the tests
-that need the built site, and never outliving the test run (see conftest.py's SITE_BUILD)."""
+"""Commands that run beside the tests: started when collection ends, waited for by the tests that
+need their outcome, and never outliving the test run. The site build (conftest.py's SITE_BUILD)
+and the quick benchmark (QUICK_BENCHMARK) are the two; both are subprocesses that mostly wait on
+block processes, so running them beside the serial tests takes minutes off the suite's wall time."""
 
 from __future__ import annotations
 
@@ -62,13 +64,7 @@ class BackgroundSiteBuild:
 
     def descendants(self) -> set[int]:
         """The build's process and everything under it, while it runs."""
-        if self.proc is None or self.proc.poll() is not None:
-            return set()
-        try:
-            build = psutil.Process(self.proc.pid)
-            return {build.pid} | {child.pid for child in build.children(recursive=True)}
-        except psutil.Error:
-            return set()
+        return process_tree(self.proc)
 
     def token_prefix(self) -> str | None:
         return f"{self.proc.pid}-" if self.proc is not None and self.proc.poll() is None else None
@@ -102,7 +98,61 @@ class BackgroundSiteBuild:
             self.folder = None
 
 
+def process_tree(proc: subprocess.Popen | None) -> set[int]:
+    """The pids of ``proc`` and everything under it while it runs (empty once it has ended)."""
+    if proc is None or proc.poll() is not None:
+        return set()
+    try:
+        top = psutil.Process(proc.pid)
+        return {top.pid} | {child.pid for child in top.children(recursive=True)}
+    except psutil.Error:
+        return set()
+
+
 def _low_priority_group_that_dies_with_parent() -> None:
     os.setpgid(0, 0)
     os.nice(10)
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
+
+
+class BackgroundCommand:
+    """A command run beside the tests, like the site build (a low-priority process group of its own
+    that dies with the test run); ``wait`` gives its exit status and output."""
+
+    def __init__(self, command: list[str], cwd: Path, limit_s: float, env: dict[str, str] | None = None):
+        self.command, self.cwd, self.limit_s, self.env = command, cwd, limit_s, env
+        self.proc: subprocess.Popen | None = None
+        self.started = 0.0
+        self.output = b""
+
+    def start(self) -> None:
+        if self.proc is None:
+            self._log = tempfile.TemporaryFile()
+            self.proc = subprocess.Popen(self.command, cwd=self.cwd, env={**os.environ, **(self.env or {})},
+                                         stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
+                                         preexec_fn=_low_priority_group_that_dies_with_parent)
+            self.started = time.monotonic()
+
+    def wait(self) -> tuple[int, str]:
+        """(exit status, everything it printed); fails the test when it runs past its limit."""
+        self.start()
+        try:
+            code = self.proc.wait(timeout=max(1.0, self.limit_s - (time.monotonic() - self.started)))
+        except subprocess.TimeoutExpired:
+            self.stop()
+            pytest.fail(f"{' '.join(self.command)} did not end within {self.limit_s} s", pytrace=False)
+        self._log.seek(0)
+        return code, self._log.read().decode(errors="replace")
+
+    def descendants(self) -> set[int]:
+        return process_tree(self.proc)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()

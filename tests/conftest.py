@@ -9,7 +9,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from background_build import BackgroundSiteBuild
+import sys
+
+from background_build import BackgroundCommand, BackgroundSiteBuild
 from dpguide.engine import Engine
 from dpguide.processes import MARKER
 
@@ -28,7 +30,7 @@ def leftover_processes() -> list[psutil.Process]:
     """
     import os
 
-    background, token = SITE_BUILD.descendants(), SITE_BUILD.token_prefix()
+    background, token = SITE_BUILD.descendants() | QUICK_BENCHMARK.descendants(), SITE_BUILD.token_prefix()
     mine = {p.pid for p in psutil.Process(os.getpid()).children(recursive=True)} - background
     found = []
     for proc in psutil.process_iter(["pid", "ppid"]):
@@ -79,6 +81,9 @@ def clean_process_table():
 
 #: the project's site, built beside the tests (a cold build takes about 10 minutes here)
 SITE_BUILD = BackgroundSiteBuild(ROOT, limit_s=1800)
+#: `build_speed.py --quick`, run beside the tests for test_benchmark.py (about 4 minutes here)
+QUICK_BENCHMARK = BackgroundCommand([sys.executable, str(ROOT / "benchmarks" / "build_speed.py"), "--quick"],
+                                    ROOT, limit_s=1200, env={"NO_MKDOCS_2_WARNING": "1"})
 
 
 class Project:
@@ -131,24 +136,32 @@ def pytest_collection_modifyitems(items):
 
 
 def pytest_collection_finish(session):
-    """Start the site build now if a selected test needs it, and run the tests that need it last.
+    """Start the site build and the quick benchmark now if a selected test needs them, and run the
+    tests that wait for them last.
 
     The cold build of the whole site is the suite's longest step, and most other tests leave one of
     the two cores idle (they wait on processes and timeouts). So the build starts in the background
     as soon as the selection is known, at a lower priority (nice 10) so the tests in front are not
-    slowed, and the whole-site tests, which wait for it, move to the end (in their own order).
+    slowed, and the whole-site tests, which wait for it, move to the end (in their own order). The
+    quick benchmark (a few minutes of builds of a site copy) starts beside it the same way; its
+    test moves to just before the whole-site tests.
     """
     if session.config.option.collectonly:
         return
+    benchmark = [item for item in session.items if "quick_benchmark" in item.fixturenames]
+    if benchmark:
+        QUICK_BENCHMARK.start()
     whole_site = [item for item in session.items if item.get_closest_marker("site")]
-    if not any(BUILT_SITE_FIXTURES & set(item.fixturenames) for item in whole_site):
-        return          # e.g. `pytest tests/test_docs_blocks.py -k ddp.md`: those blocks alone
-    session.items[:] = [item for item in session.items if not item.get_closest_marker("site")] + whole_site
-    SITE_BUILD.start()
+    builds = any(BUILT_SITE_FIXTURES & set(item.fixturenames) for item in whole_site)
+    last = benchmark + (whole_site if builds else [])
+    session.items[:] = [item for item in session.items if item not in last] + last
+    if builds:
+        SITE_BUILD.start()
 
 
 def pytest_unconfigure(config):
     SITE_BUILD.stop()
+    QUICK_BENCHMARK.stop()
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -198,6 +211,12 @@ def built_site() -> Path:
     The build started in the background when collection ended (``SITE_BUILD``); this waits for it.
     """
     return SITE_BUILD.wait()
+
+
+@pytest.fixture(scope="session")
+def quick_benchmark() -> tuple[int, str]:
+    """`build_speed.py --quick`'s exit status and output; it started beside the tests when collection ended."""
+    return QUICK_BENCHMARK.wait()
 
 
 @pytest.fixture(scope="session")

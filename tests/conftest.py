@@ -148,7 +148,7 @@ def pytest_collection_finish(session):
     """
     if session.config.option.collectonly:
         return
-    benchmark = [item for item in session.items if "quick_benchmark" in item.fixturenames]
+    benchmark = [item for item in session.items if "quick_benchmark" in getattr(item, "fixturenames", ())]
     if benchmark:
         QUICK_BENCHMARK.start()
     whole_site = [item for item in session.items if item.get_closest_marker("site")]

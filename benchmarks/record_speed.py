@@ -48,8 +48,8 @@ def timed(command: list[str], cwd: Path, log: Path) -> tuple[float, str]:
         done = subprocess.run(command, cwd=cwd, stdout=subprocess.PIPE, stderr=err,
                               env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
     seconds = time.monotonic() - started
-    if done.returncode != 0:
-        sys.exit(f"{' '.join(command)} exited {done.returncode}; its log: {log}")
+    if done.returncode != 0:      # the log goes with the scratch folder: say what went wrong here
+        sys.exit(f"{' '.join(command)} exited {done.returncode}:\n{log.read_text(errors='replace')[-3000:]}")
     return seconds, done.stdout.decode(errors="replace")
 
 

@@ -39,8 +39,8 @@ def timed(command: list[str], cwd: Path, log: Path) -> tuple[float, str]:
     seconds = time.monotonic() - started
     with open(log, "a") as out:
         out.write(f"$ {' '.join(command)}\n{done.stdout}{done.stderr}\n")
-    if done.returncode != 0:
-        sys.exit(f"{' '.join(command)} exited {done.returncode}; its log: {log}")
+    if done.returncode != 0:      # the log goes with the scratch folder: say what went wrong here
+        sys.exit(f"{' '.join(command)} exited {done.returncode}:\n{(done.stdout + done.stderr)[-3000:]}")
     return seconds, done.stdout + done.stderr
 
 
@@ -66,7 +66,7 @@ def main() -> int:
             merge, _ = timed(DPGUIDE + ["cache", "merge", *caches], site, log)
             build, said = timed(MKDOCS + ["-d", str(Path(scratch) / f"out-{count}")], site, log)
             if "nothing to run" not in said:
-                sys.exit(f"the build from {count} merged shards ran blocks; its log: {log}")
+                sys.exit(f"the build from {count} merged shards ran blocks:\n{said[-3000:]}")
             rows += [(f"{count} shards: merge", merge), (f"{count} shards: strict build from the merged cache", build),
                      (f"{count} shards side by side: slowest shard + merge + build", max(seconds) + merge + build)]
         width = max(len(label) for label, _ in rows)

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.unit
 
 def counted(page_text: str) -> list[tuple[int, str]]:
     text = textwrap.dedent(page_text).lstrip("\n")
-    return [(s.line, s.text) for s in uncited_gpu_sentences("p.md", text, prose_lines(text))]
+    return [(s.line, s.text) for s in uncited_gpu_sentences("p.md", text, list(prose_lines(text)))]
 
 
 def test_a_gpu_sentence_with_nothing_behind_it_is_counted_at_its_paragraph():

@@ -163,12 +163,13 @@ def mentions_in(text: str, page: str, line: int, aliases: dict[str, str], contex
 def scan_page(page: str, text: str, snippets_dir: Path | None, questions=(), decks=()) -> PageClaims:
     """Every torch name and inline value in a page's prose and in its quiz and flashcard text."""
     claims = PageClaims(page_aliases(text, snippets_dir))
-    for number, line in prose_lines(text):
+    prose = list(prose_lines(text))
+    for number, line in prose:
         claims.mentions += mentions_in(line, page, number, claims.aliases)
         claims.values += [InlineValue(page, number, m["expr"]) for m in VALUE_SPAN.finditer(masked(line))]
         claims.site_facts += [(number, m["name"]) for m in SITE_SPAN.finditer(masked(line))]
         claims.sources += citations_in(masked(line), page, number)
-    claims.gpu_uncited = uncited_gpu_sentences(page, text, prose_lines(text))
+    claims.gpu_uncited = uncited_gpu_sentences(page, text, prose)
     for question in questions:
         for text_field in quiz_texts(question):
             claims.mentions += mentions_in(text_field, page, question.line, claims.aliases, f"question {question.id}")

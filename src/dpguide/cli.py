@@ -150,8 +150,8 @@ def cmd_gpu_statements(args) -> int:
     from .claims import prose_lines
     from .source_citations import uncited_gpu_sentences
 
-    docs = find_root(Path.cwd()) / "docs"
-    found = [s for page, text in site_pages(docs).items() for s in uncited_gpu_sentences(page, text, prose_lines(text))]
+    docs = Engine(find_root(Path.cwd()), log=lambda *_: None).docs_dir
+    found = [s for page, text in site_pages(docs).items() for s in uncited_gpu_sentences(page, text, list(prose_lines(text)))]
     for sentence in found:
         print(f"docs/{sentence.page}:{sentence.line}: {sentence.text}")
     print(f"{len(found)} sentences name GPUs, CUDA or NCCL with neither a citation in their paragraph nor a GPU "

@@ -116,9 +116,9 @@ def record_release(root: Path, runs: int = 2, refresh: bool = False, out=print, 
     torch's record, two runs) a second run is made only where it can matter (``second_run_keys``)."""
     provenance = {**probe_release(), "runs": runs}
     ref = load_record(Path(reference)) if reference is not None else None
-    if ref is not None and ref.torch == provenance["torch"]:
-        ref = None                              # the build's own record: every block runs twice
-    if ref is not None and runs == 2:
+    if ref is not None and (ref.torch == provenance["torch"] or runs != 2):
+        ref = None                              # the build's own record, or more runs: every block runs each time
+    if ref is not None:
         provenance["second_run"] = f"where the first printed otherwise than on torch {ref.torch}"
     path = Path(root) / "records" / "releases" / release_file_name(provenance["torch"])
     blocks = site_blocks(root)
@@ -151,8 +151,8 @@ def record_release(root: Path, runs: int = 2, refresh: bool = False, out=print, 
     progress = lambda msg: print(msg, file=sys.stderr)    # noqa: E731
     with tempfile.TemporaryDirectory(prefix="dpguide-release-") as scratch:
         results = [one_run(root, Path(scratch) / "run-0", progress, wanted)]
+        again = second_run_keys(results[0], blocks, ref) & wanted if ref is not None else wanted
         for n in range(1, runs):
-            again = second_run_keys(results[0], blocks, ref) & wanted if ref is not None else wanted
             out(f"run {n + 1}: {len(again)} of {len(wanted)} blocks")
             results.append(one_run(root, Path(scratch) / f"run-{n}", progress, again))
     first, rest = results[0], results[1:]

@@ -112,9 +112,8 @@ class GpuSentence:
     text: str
 
 
-def uncited_gpu_sentences(page: str, text: str, prose) -> list[GpuSentence]:
-    """Every such sentence of a page; ``prose`` is the page's (line number, line) outside code."""
-    lines = list(prose)
+def uncited_gpu_sentences(page: str, text: str, lines: list[tuple[int, str]]) -> list[GpuSentence]:
+    """Every such sentence of a page; ``lines`` are the page's (line number, line) outside code."""
     headings = [n for n, line in lines if line.startswith("#")]
     gpu_sections = {bisect.bisect(headings, n) for n, line in enumerate(text.split("\n"), 1)
                     if _GPU_FENCE.match(line)}

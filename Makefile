@@ -5,7 +5,8 @@
 #   make test    run every test (engine, failure matrix, every block of the site, site build, browser)
 # and for contributors: make test-fast (pure engine and authoring tests, seconds), make test-engine
 # (every engine test, real torch processes included, no site build), make build,
-# make mutation (mutation testing of the engine's core), make lock, and make record-releases (every block
+# make mutation (mutation testing of the engine's core), make lock, make diagrams (record the drawing
+# of each new or changed diagram), and make record-releases (every block
 # run twice on the build's torch, then on each of RELEASES in its own venv once, and a second time where
 # the first printed otherwise than the build's torch: records/releases/).
 #
@@ -28,7 +29,7 @@ FRONTEND ?= mkdocs
 PIP := env -u PIP_FIND_LINKS -u PIP_CONSTRAINT -u PIP_EXTRA_INDEX_URL -u PIP_INDEX_URL -u PIP_NO_INDEX \
 	PIP_CONFIG_FILE=/dev/null $(VENV)/bin/pip
 
-.PHONY: serve build test test-fast test-engine mutation install browser lock record-releases
+.PHONY: serve build test test-fast test-engine mutation install browser lock record-releases diagrams
 
 serve: install
 	$(VENV)/bin/$(FRONTEND) serve --no-strict
@@ -69,6 +70,11 @@ RELEASES ?= 2.14.1 2.13.0 2.13.0+cpu
 record-releases: install
 	$(VENV)/bin/dpguide record-release $(if $(REFRESH),--refresh)
 	$(PYTHON) tools/record_release.py $(RELEASES) $(if $(REFRESH),--refresh) $(if $(FIND_LINKS),--find-links $(FIND_LINKS))
+
+# the drawing of every diagram of the site, made once in Chromium (records/diagrams/): pages then
+# show it without loading Mermaid
+diagrams: install browser
+	$(VENV)/bin/python tools/record_diagrams.py
 
 lock: $(INSTALLED)
 	{ sed -n '1,/^# index/p' constraints.txt; $(PIP) freeze --exclude-editable \

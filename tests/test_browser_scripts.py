@@ -1,5 +1,6 @@
-"""Scripts only where used: Mermaid loads on a visit's first diagram (this site's copy, never a CDN),
-the FSRS scheduler only where flashcards are; diagrams still draw after instant navigation."""
+"""Scripts only where used: a diagram the build drew from its record needs no Mermaid, one left for
+the browser loads this site's copy on the visit's first diagram (never a CDN), the FSRS scheduler
+loads only where flashcards are; diagrams still show after instant navigation."""
 
 from __future__ import annotations
 
@@ -19,9 +20,16 @@ def scripts_of(page, site_url, path) -> list[str]:
 
 
 def drawn(page) -> None:
-    """Every diagram of the page drawn: Material swaps each pre.mermaid for a div holding the SVG."""
+    """Every diagram of the page drawn: each pre.mermaid swapped by Material for a div holding the
+    SVG, or put in by the build as a div whose (open) shadow root holds the recorded SVG."""
     page.wait_for_function("() => document.querySelectorAll('div.mermaid').length > 0 && "
                            "document.querySelectorAll('pre.mermaid').length === 0", timeout=20000)
+
+
+def recorded_drawings(page) -> list[bool]:
+    """For each diagram the build drew: whether its SVG is attached in a shadow root."""
+    return page.evaluate("() => [...document.querySelectorAll('div.dpg-drawn')]"
+                         ".map(d => !!(d.shadowRoot && d.shadowRoot.querySelector('svg')))")
 
 
 def test_a_page_without_diagram_or_cards_loads_neither_script(page, site_url):
@@ -31,17 +39,29 @@ def test_a_page_without_diagram_or_cards_loads_neither_script(page, site_url):
     assert page.problems == []
 
 
-def test_a_diagram_page_draws_with_the_vendored_mermaid(page, site_url):
-    assert "mermaid.min.js" in scripts_of(page, site_url, DIAGRAM)
+def test_a_diagram_page_shows_its_recorded_drawing_without_loading_mermaid(page, site_url):
+    assert "mermaid.min.js" not in scripts_of(page, site_url, DIAGRAM)
     drawn(page)
+    assert recorded_drawings(page) == [True]
     assert page.problems == []          # no request left the site (the watched page refuses a CDN)
+
+
+def test_a_diagram_without_a_record_draws_with_the_vendored_mermaid(page, tmp_path):
+    from minisite import served_site_with_scripts
+
+    with served_site_with_scripts(tmp_path, {"index.md": "# A\n\n```mermaid\nflowchart LR\n  A --> B\n```\n"}) as url:
+        assert "mermaid.min.js" in scripts_of(page, url, "")
+        drawn(page)
+        assert recorded_drawings(page) == []
+    assert page.problems == []
 
 
 def test_a_diagram_still_draws_after_instant_navigation_from_a_page_without_one(page, site_url):
     scripts_of(page, site_url, NO_DIAGRAM)
     page.locator(f"nav a[href$='{DIAGRAM.split('/')[1]}/']").first.click()
     page.wait_for_url(f"**/{DIAGRAM}")
-    drawn(page)
+    drawn(page)                         # DOMParser leaves a declarative shadow root inert: dpguide.js attaches it
+    assert recorded_drawings(page) == [True]
     assert page.problems == []
 
 

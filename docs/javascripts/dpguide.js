@@ -606,7 +606,19 @@
   }
   window.addEventListener("hashchange", revealTarget);
 
+  /* A diagram the build drew from its record (dpguide.diagrams) comes in a declarative shadow root,
+     which the HTML parser attaches on a first visit. Material's instant navigation parses the next
+     page with DOMParser, which leaves such a template inert: attach it here, as the parser would. */
+  function attachDrawings() {
+    document.querySelectorAll(".dpg-drawn > template[shadowrootmode]").forEach(function (template) {
+      var host = template.parentNode;
+      if (!host.shadowRoot) host.attachShadow({ mode: template.getAttribute("shadowrootmode") }).appendChild(template.content);
+      template.remove();
+    });
+  }
+
   function init() {
+    attachDrawings();
     revealTarget();
     /* Material's search overlay is a dialog without a name; give it one for screen readers */
     var search = document.querySelector(".md-search[role='dialog']");

@@ -15,6 +15,7 @@ from .blocks import Block, collect_site, site_notebooks, site_pages
 from .cache import atomic_write_text, sweep_stale_temporaries
 from .claims import (ClaimChecker, InlineValue, PageClaimRenderer, PageClaims, check_site, page_aliases, probe_targets,
                      cell_text, notebook_aliases, prose_lines, scan_notebook, scan_page)
+from .diagrams import DiagramRecords, renderer_fingerprint
 from .coverage import coverage, draft_warnings, drafts, learn_pages, report, shortfalls
 from .engine import Engine
 from .snippet_files import read_snippet
@@ -66,7 +67,11 @@ class SiteBuild:
         if info is None:    # a real MkDocs build: an updating bar on a terminal, plain lines in a log
             self.engine.progress_tty = None
         self.records = GpuRecords(records_dir or Path(root) / "records" / "gpu")
-        self.releases_dir = (Path(records_dir).parent if records_dir else Path(root) / "records") / "releases"
+        records_root = Path(records_dir).parent if records_dir else Path(root) / "records"
+        self.releases_dir = records_root / "releases"
+        mermaid = self.engine.docs_dir / "javascripts" / "vendor" / "mermaid.min.js"
+        self.diagrams = DiagramRecords(records_root / "diagrams",
+                                       renderer_fingerprint(mermaid) if mermaid.is_file() else None)
         self.releases: ReleaseRecords | None = None     # read by compare_releases
         self.comparisons: dict[str, list[ReleaseComparison]] = {}
         swept = sweep_stale_temporaries(self.engine.cache.directory)
@@ -415,6 +420,7 @@ class SiteBuild:
 
     def report_links(self) -> None:
         self.engine.log(f"claims: {self.linked} code spans linked to their PyTorch reference entry")
+        self.engine.log(self.diagrams.summary())
 
     def claim_renderer(self, page: str, markdown: str) -> PageClaimRenderer:
         return PageClaimRenderer(page_aliases(markdown, self.engine.docs_dir / "snippets"), self.checker,
@@ -456,6 +462,7 @@ class SiteBuild:
                 html = render_deck(item, link_for or (lambda target: target), claims=claims,
                                    proofs=self.card_proofs(item))
             rendered[fence.line] = (fence.end_line, indent(["", html, ""], fence.indent))
+        rendered.update(self.diagrams.replacements(page, markdown))
         prose = claims.prose(markdown)
         self.linked += claims.linked
         text = replace_blocks(prose, rendered) if rendered else prose

@@ -233,7 +233,10 @@ def test_a_proof_link_to_a_run_in_a_hidden_tab_opens_that_tab(page, site_url):
     """Two cards prove their claim with the DDP tab's run on the Convert page, a tab that is not the
     one shown first: following the link must show that run, not the other tab's top."""
     open_page(page, site_url, CARDS)
-    href = page.locator('a.dpg-card-proof[href*="#run-convert-ddp"]').first.get_attribute("href")
+    # the link a card shows (the widget builds it from the deck's data; the static list is for no JS)
+    href = page.evaluate("""() => [...document.querySelectorAll('script.dpg-deck-data')]
+        .flatMap(s => JSON.parse(s.textContent).cards).map(c => c.proof)
+        .find(p => p && p.includes('#run-convert-ddp'))""")
     page.goto(urljoin(page.url, href))
     run = page.locator("#run-convert-ddp")
     run.wait_for(state="visible", timeout=5000)

@@ -175,7 +175,7 @@ SHOWN = ["prompt", "code", "hint", "mistake", "right", "wrong", "why", "step", "
          "cardout", "cardcmd"]
 IN_DATA = ["hint", "right", "wrong", "why", "fhint", "bank", "other", "title", "front", "back", "front2", "back2",
            "cardout", "cardcmd"]
-TAGS = {"div", "p", "span", "pre", "code", "ol", "ul", "li", "details", "summary", "strong", "br", "a", "script"}
+TAGS = {"div", "p", "span", "pre", "code", "ol", "ul", "li", "details", "summary", "strong", "br", "a", "script", "noscript"}
 
 
 def rendered() -> str:

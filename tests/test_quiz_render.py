@@ -330,7 +330,8 @@ def test_a_deck_ends_with_its_static_list_and_data_and_keeps_both_links():
     deck = parse_page("p.md", DECK.replace("    proof: learn/ddp.md#run-a", "    page: learn/a.md\n    proof: learn/ddp.md#run-a"))[1][0]
     out = render_deck(deck, lambda page: page, None, [{}, {"proof": "learn/ddp.md#run-a"}])
     static = out.split("\n")[3]
-    assert static.startswith('<ol class="dpg-deck-static"><li><details>') and static.endswith("</details></li></ol>")
+    assert (static.startswith('<noscript><ol class="dpg-deck-static"><li><details>')
+            and static.endswith("</details></li></ol></noscript>"))
     assert "</li><li>" in static and out.endswith("</script>\n</div>")
     assert ('<p>{python} 1+1 <a href="learn/a.md">Read the lesson</a> <a class="dpg-card-proof" '
             'href="learn/ddp.md#run-a">See the run that proves it</a></p>') in out

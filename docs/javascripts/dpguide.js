@@ -84,13 +84,21 @@
       " answered, " + right + " right (" + first + " on the first try).";
   }
 
+  /* the build writes the bar above a set's first question (so nothing moves when it is filled in);
+     a page rendered without it gets one here */
   function scoreBar(container) {
-    if (container.querySelector(".dpg-set-score")) return;
+    var bar = container.querySelector(".dpg-set-score");
+    if (bar && bar.dataset.init === "1") return;
     var first = container.querySelector(".dpg-quiz");
-    if (!first) return;
-    var bar = el("div", { "class": "dpg-set-score", "role": "status" });
-    bar.appendChild(el("span", { "class": "dpg-score-text" }));
-    var reset = el("button", { "type": "button", "class": "md-button dpg-reset" }, "Reset progress");
+    if (!bar && !first) return;
+    if (!bar) {
+      bar = el("div", { "class": "dpg-set-score", "role": "status" });
+      bar.appendChild(el("span", { "class": "dpg-score-text" }));
+      bar.appendChild(el("button", { "type": "button", "class": "md-button dpg-reset" }, "Reset progress"));
+      first.parentNode.insertBefore(bar, first);
+    }
+    bar.dataset.init = "1";
+    var reset = bar.querySelector(".dpg-reset");
     reset.addEventListener("click", function () {
       if (!window.confirm("Forget your answers to every question on this page?")) return;
       save(setKey(), {});
@@ -102,8 +110,6 @@
       });
       init();
     });
-    bar.appendChild(reset);
-    first.parentNode.insertBefore(bar, first);
   }
 
   /* the Practice index: each set's progress, as kept in this browser by the set's own page */
@@ -436,7 +442,6 @@
     view.appendTo(widget);
     widget.appendChild(controls);
     widget.appendChild(status);
-    deck.querySelector(".dpg-deck-static").hidden = true;
     show();
   }
 
@@ -617,6 +622,20 @@
     });
   }
 
+  var sideways = new ResizeObserver(function (entries) {
+    entries.forEach(function (entry) {
+      var box = entry.target;
+      if (box.scrollWidth > box.clientWidth && !box.hasAttribute("tabindex")) box.setAttribute("tabindex", "0");
+    });
+  });
+
+  function initQuiz(quiz) {
+    var data = readData(quiz, "dpg-quiz-data");
+    var widget = quiz.querySelector(".dpg-quiz-widget");
+    quiz.classList.add("dpg-enhanced");
+    if (data.type === "choice") initChoice(quiz, data, widget); else initFill(quiz, data, widget);
+  }
+
   function init() {
     attachDrawings();
     revealTarget();
@@ -624,17 +643,22 @@
     var search = document.querySelector(".md-search[role='dialog']");
     if (search && !search.getAttribute("aria-label")) search.setAttribute("aria-label", "Search the site");
     /* regions that scroll sideways (notebook cells, long rows of rank tabs) must be reachable by keyboard */
-    document.querySelectorAll(".jupyter-wrapper .jp-InputArea-editor, .jupyter-wrapper pre, .tabbed-labels, pre.dpg-quiz-code").forEach(function (box) {
-      if (box.scrollWidth > box.clientWidth && !box.hasAttribute("tabindex")) box.setAttribute("tabindex", "0");
+    /* measured when the browser has laid the page out anyway (a ResizeObserver reports each box after
+       layout): reading widths here would force a layout of the whole page inside this script */
+    document.querySelectorAll(".jupyter-wrapper .jp-InputArea-editor, .jupyter-wrapper pre, .tabbed-labels, pre.dpg-quiz-code")
+      .forEach(function (box) { sideways.observe(box); });
+    var quizzes = Array.prototype.filter.call(document.querySelectorAll(".dpg-quiz"), function (quiz) {
+      if (quiz.dataset.init === "1") return false;
+      quiz.dataset.init = "1";                     /* claimed now: a second init() leaves it alone */
+      return true;
     });
-    document.querySelectorAll(".dpg-quiz").forEach(function (quiz) {
-      if (quiz.dataset.init === "1") return;
-      quiz.dataset.init = "1";
-      var data = readData(quiz, "dpg-quiz-data");
-      var widget = quiz.querySelector(".dpg-quiz-widget");
-      quiz.classList.add("dpg-enhanced");
-      if (data.type === "choice") initChoice(quiz, data, widget); else initFill(quiz, data, widget);
-    });
+    /* a set's questions become widgets a few at a time, each batch a short task of its own, so the
+       page answers a tap while the rest are built (one long task would hold the main thread) */
+    (function build() {
+      var start = Date.now();
+      while (quizzes.length && Date.now() - start < 10) initQuiz(quizzes.shift());
+      if (quizzes.length) setTimeout(build, 0);
+    })();
     var article = document.querySelector("article") || document.body;
     scoreBar(article);
     updateScore();

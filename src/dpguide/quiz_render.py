@@ -172,6 +172,16 @@ def _plain_with_blanks(code: str) -> str:
     return "".join(out)
 
 
+def score_bar_html(questions: int) -> str:
+    """A practice set's progress bar as the page script shows it on a first visit, written by the build
+    above the first question so that nothing below it moves when the script fills it in. A reader
+    without JavaScript has no score to keep, so the bar is hidden for them."""
+    return ('<div class="dpg-set-score" role="status"><span class="dpg-score-text">'
+            f"Progress: 0 of {questions} answered, 0 right (0 on the first try).</span>"
+            '<button type="button" class="md-button dpg-reset">Reset progress</button></div>'
+            "<noscript><style>.dpg-set-score{display:none}</style></noscript>")
+
+
 def render_question(q: Question, answer: RunResult | None, option_runs: dict[int, RunResult],
                     verified_note: str | None, number: int, claims=None, proof: str | None = None,
                     bank_runs: dict | None = None) -> str:
@@ -302,6 +312,8 @@ def render_deck(deck: Deck, link_for, claims=None, proofs: list[dict] | None = N
         f'<div class="dpg-deck" id="deck-{escape(deck.id)}" data-deck-id="{escape(deck.id)}">',
         f'<p class="dpg-deck-meta">{len(deck.cards)} cards</p>',
         '<div class="dpg-deck-widget"></div>',
-        '<ol class="dpg-deck-static">' + "".join(items) + "</ol>",
+        # the list for a reader without JavaScript; with it, the widget shows the cards from the data
+        # below, and the theme's scripts never walk 48 code boxes and 130 details nobody sees
+        '<noscript><ol class="dpg-deck-static">' + "".join(items) + "</ol></noscript>",
         json_script({"id": deck.id, "title": deck.title, "cards": cards}, "dpg-deck-data"),
         "</div>"])

@@ -26,7 +26,7 @@ from .release_drift import Drift
 from .release_render import DRIFT_MARKER, build_note, release_lines
 from .results import RunResult
 from .quiz import Question, parse_page, wrong_bank_items
-from .quiz_render import output_text, render_deck, render_question
+from .quiz_render import output_text, render_deck, render_question, score_bar_html
 from .render import page_anchors, indent, output_tabs, replace_blocks, run_section, skipped_section, source_block, command_line
 
 log = logging.getLogger("mkdocs.plugins.dpguide")
@@ -458,6 +458,8 @@ class SiteBuild:
                 number += 1
                 html = render_question(item, *self.question_runs(item), number=number, claims=claims,
                                        proof=self.proof_kind(item), bank_runs=self.bank_runs(item))
+                if number == 1:
+                    html = score_bar_html(len(questions)) + "\n" + html
             else:
                 html = render_deck(item, link_for or (lambda target: target), claims=claims,
                                    proofs=self.card_proofs(item))

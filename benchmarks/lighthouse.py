@@ -76,7 +76,7 @@ def audit(url: str, out: Path) -> dict:
     done = subprocess.run(command, env={**os.environ, "CHROME_PATH": CHROMIUM}, capture_output=True,
                           text=True, timeout=300)
     if done.returncode != 0 or not out.is_file():
-        raise SystemExit(f"lighthouse failed on {url} (exit {done.returncode}):\n{done.stderr[-2000:]}")
+        raise RuntimeError(f"lighthouse failed on {url} (exit {done.returncode}):\n{done.stderr[-2000:]}")
     report = json.loads(out.read_text())
     scores = {name: round(100 * report["categories"][name]["score"]) for name in CATEGORIES}
     scores.update({name: report["audits"][name]["numericValue"] for name in METRICS})

@@ -25,17 +25,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests"))
-from dpguide.diagrams import DiagramRecords, find_diagrams, normalize, renderer_fingerprint  # noqa: E402
+from dpguide.diagrams import UNDRAWN, DiagramRecords, find_diagrams, normalize  # noqa: E402
 from sitecheck import launch_chromium, serve  # noqa: E402
 
-_PRE = re.compile(r'<pre class="mermaid"><code>(.*?)</code></pre>', re.S)
+_PRE = re.compile(re.escape(UNDRAWN) + r"(.*?)</code></pre>", re.S)
 DRAWN_BY_MATERIAL = "() => document.querySelectorAll('pre.mermaid').length === 0"
 DRAW = "async ([id, text]) => (await window.mermaid.render(id, text)).svg"
 
 
 def records_for(root: Path) -> DiagramRecords:
-    return DiagramRecords(root / "records" / "diagrams",
-                          renderer_fingerprint(root / "docs" / "javascripts" / "vendor" / "mermaid.min.js"))
+    return DiagramRecords.of_site(root / "records", root / "docs")
 
 
 def undrawn(site: Path) -> dict[str, list[str]]:
@@ -54,9 +53,13 @@ def record(site: Path, records: DiagramRecords) -> int:
         page = browser.new_page()
         for path, sources in pending.items():
             page.goto(url + path)
-            page.wait_for_function(DRAWN_BY_MATERIAL, timeout=60000)
-            for source in sources:
-                svg = page.evaluate(DRAW, ["dpg-" + records.key(source), source])
+            try:
+                page.wait_for_function(DRAWN_BY_MATERIAL, timeout=60000)
+                drawn = [page.evaluate(DRAW, ["dpg-" + records.key(source), source]) for source in sources]
+            except Exception as exc:         # Playwright's timeout, or Mermaid's own parse error
+                raise SystemExit(f"{path}: Mermaid did not draw a diagram of this page "
+                                 f"({str(exc).splitlines()[0]}); check its mermaid fences") from None
+            for source, svg in zip(sources, drawn):
                 print(f"{path}: {records.store(source, svg)}")
     return sum(len(s) for s in pending.values())
 

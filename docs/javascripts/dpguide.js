@@ -625,6 +625,7 @@
   var sideways = new ResizeObserver(function (entries) {
     entries.forEach(function (entry) {
       var box = entry.target;
+      sideways.unobserve(box);                     /* measured once, as before; no page kept alive after navigation */
       if (box.scrollWidth > box.clientWidth && !box.hasAttribute("tabindex")) box.setAttribute("tabindex", "0");
     });
   });

@@ -26,6 +26,10 @@ from .fences import scan_fences
 
 LANG = "mermaid"
 SUFFIX = ".svg"
+#: how a built page holds a diagram the build had no drawing for (Material draws it in the browser)
+UNDRAWN = '<pre class="mermaid"><code>'
+#: where the site's vendored Mermaid sits under docs/ (tools/vendor_js.py)
+MERMAID = Path("javascripts") / "vendor" / "mermaid.min.js"
 _SVG = re.compile(r"^<svg\b.*</svg>$", re.S)
 
 
@@ -73,6 +77,13 @@ class DiagramRecords:
         self.fingerprint = fingerprint         # None: no renderer known, so no record applies
         self.drawn: dict[str, int] = {}        # page -> diagrams put in from records
         self.left: dict[str, int] = {}         # page -> diagrams left for the browser to draw
+
+    @classmethod
+    def of_site(cls, records_root: Path, docs_dir: Path) -> "DiagramRecords":
+        """The records under ``records_root/diagrams``, for the Mermaid vendored under ``docs_dir``
+        (none applies where it is missing)."""
+        mermaid = Path(docs_dir) / MERMAID
+        return cls(Path(records_root) / "diagrams", renderer_fingerprint(mermaid) if mermaid.is_file() else None)
 
     def key(self, source: str) -> str:
         text = f"{self.fingerprint}\n{normalize(source)}"

@@ -15,7 +15,7 @@ from .blocks import Block, collect_site, site_notebooks, site_pages
 from .cache import atomic_write_text, sweep_stale_temporaries
 from .claims import (ClaimChecker, InlineValue, PageClaimRenderer, PageClaims, check_site, page_aliases, probe_targets,
                      cell_text, notebook_aliases, prose_lines, scan_notebook, scan_page)
-from .diagrams import DiagramRecords, renderer_fingerprint
+from .diagrams import DiagramRecords
 from .coverage import coverage, draft_warnings, drafts, learn_pages, report, shortfalls
 from .engine import Engine
 from .snippet_files import read_snippet
@@ -69,9 +69,7 @@ class SiteBuild:
         self.records = GpuRecords(records_dir or Path(root) / "records" / "gpu")
         records_root = Path(records_dir).parent if records_dir else Path(root) / "records"
         self.releases_dir = records_root / "releases"
-        mermaid = self.engine.docs_dir / "javascripts" / "vendor" / "mermaid.min.js"
-        self.diagrams = DiagramRecords(records_root / "diagrams",
-                                       renderer_fingerprint(mermaid) if mermaid.is_file() else None)
+        self.diagrams = DiagramRecords.of_site(records_root, self.engine.docs_dir)
         self.releases: ReleaseRecords | None = None     # read by compare_releases
         self.comparisons: dict[str, list[ReleaseComparison]] = {}
         swept = sweep_stale_temporaries(self.engine.cache.directory)

@@ -25,12 +25,12 @@ def site_with_scripts(root):
     return root
 
 
-def test_a_recorded_drawing_is_built_into_the_page_and_a_changed_diagram_is_not(tmp_path):
+def test_a_recorded_drawing_is_built_into_the_page_and_a_changed_diagram_is_not(tmp_path, browser):
     root = site_with_scripts(tmp_path)
     assert build(root).returncode == 0
     assert '<pre class="mermaid">' in (root / "site" / "index.html").read_text()
     records = record_diagrams.records_for(root)
-    assert record_diagrams.record(root / "site", records) == 1
+    assert record_diagrams.record(root / "site", records, browser) == 1
     [svg_file] = list((root / "records" / "diagrams").glob("*.svg"))
     assert svg_file.read_text().startswith("<svg")
 

@@ -14,6 +14,7 @@ the SVG is stored under ``records/diagrams/`` (``dpguide.diagrams``). Records no
 from __future__ import annotations
 
 import argparse
+import contextlib
 import html
 import os
 import re
@@ -47,10 +48,14 @@ def undrawn(site: Path) -> dict[str, list[str]]:
     return found
 
 
-def record(site: Path, records: DiagramRecords) -> int:
+def record(site: Path, records: DiagramRecords, browser=None) -> int:
+    """Draw and store every diagram ``site`` leaves to the browser, in ``browser`` (a Chromium of its
+    own when None); how many were drawn."""
+    if browser is None:
+        with launch_chromium() as own:
+            return record(site, records, own)
     pending = undrawn(site)
-    with serve(site) as url, launch_chromium() as browser:
-        page = browser.new_page()
+    with serve(site) as url, contextlib.closing(browser.new_page()) as page:
         for path, sources in pending.items():
             page.goto(url + path)
             try:

@@ -80,6 +80,7 @@ def audit(url: str, out: Path) -> dict:
     report = json.loads(out.read_text())
     scores = {name: round(100 * report["categories"][name]["score"]) for name in CATEGORIES}
     scores.update({name: report["audits"][name]["numericValue"] for name in METRICS})
+    scores["benchmark-index"] = report["environment"]["benchmarkIndex"]     # the host's speed, for the record
     return scores
 
 

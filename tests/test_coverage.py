@@ -84,3 +84,20 @@ def test_a_drafts_shortfall_is_a_warning_and_every_draft_is_one_but_others_still
     assert warnings[0].startswith("learn/new.md:1: this lesson is a draft") and "strict build" in warnings[0]
     assert len(warnings) == 3       # the mark, no questions, no card
     assert all("learn/new.md:1:" in w for w in warnings)
+
+
+def test_the_coverage_check_logs_the_table_warns_for_a_draft_and_stops_on_a_short_lesson():
+    from dpguide.coverage import check_coverage
+    from dpguide.errors import GuideError
+
+    pages = {"learn/ddp.md": "# DDP\n", "learn/new.md": "---\ndraft: true\n---\n# New\n"}
+    qs = questions("practice/ddp.md", MIN_QUESTIONS)
+    logged, warned = [], []
+    with pytest.raises(GuideError) as stopped:
+        check_coverage(pages, qs, [], logged.append, warned.append)
+    assert logged == [report(coverage(learn_pages(pages), qs, []))]
+    assert "learn/ddp.md" in str(stopped.value) and "learn/new.md" not in str(stopped.value)   # no cards yet
+    assert warned[0].startswith("learn/new.md:1: this lesson is a draft") and len(warned) > 1
+    logged, warned = [], []
+    check_coverage({"learn/new.md": pages["learn/new.md"]}, [], [], logged.append, warned.append)
+    assert len(logged) == 1 and warned[0].startswith("learn/new.md:1: this lesson is a draft")

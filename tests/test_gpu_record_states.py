@@ -192,3 +192,19 @@ def test_reasons_are_stated_exactly(tmp_path):
 
 def test_record_names_keep_capital_letters():
     assert record_name(gpu_block(page="Learn/DDP.md")) == "Learn_DDP.md_1.json"
+
+
+# ----------------------------------------------------------------------------- the build's warnings
+def test_the_build_warns_of_each_stale_or_invalid_record_with_the_command_that_mends_it(tmp_path):
+    records, block, path = write(tmp_path)
+    edited = gpu_block(CODE + "  # edited")
+    cpu_only = block_of('device="cpu"', CODE)
+    assert records.warnings([block, cpu_only]) == []                   # recorded, and a block with no record
+    [stale] = records.warnings([edited])
+    assert stale == (f"page.md:1: GPU record {path} is stale (the code or its launch settings changed after it "
+                     "was recorded); refresh it with: dpguide record --only page.md:1")
+    path.write_text("{")
+    [invalid] = records.warnings([block])
+    assert invalid.startswith(f"page.md:1: GPU record {path} is invalid (not valid JSON")
+    assert invalid.endswith("); it is not shown. Re-record it or restore it from git.")
+    assert GpuRecords(tmp_path / "none").warnings([block]) == []       # not yet recorded: shown as such, no warning

@@ -2,7 +2,8 @@
 
 from pathlib import Path
 
-from dpguide.site import WORDS_PER_MINUTE, SiteBuild
+from dpguide.site import SiteBuild
+from dpguide.site_facts import WORDS_PER_MINUTE
 
 
 def test_reading_time_counts_prose_words_only_and_follows_edits(tmp_path: Path):

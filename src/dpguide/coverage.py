@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import yaml
 
-from .errors import AuthoringError
+from .errors import AuthoringError, GuideError
 
 #: the fewest practice questions a Learn page may have
 MIN_QUESTIONS = 5
@@ -119,3 +119,14 @@ def report(rows) -> str:
     return "coverage: " + "; ".join(
         f"{row.learn} {row.questions} questions ({', '.join(row.sets) or 'no set'}), {row.cards} cards"
         for row in rows)
+
+
+def check_coverage(pages: dict[str, str], questions, decks, log, warn) -> None:
+    """Log the questions and cards of every lesson; stop when one has too few, warn for a draft."""
+    rows = coverage(learn_pages(pages), questions, decks)
+    log(report(rows))
+    problems, warnings = draft_warnings(shortfalls(rows), drafts(pages))
+    for warning in warnings:
+        warn(warning)
+    if problems:
+        raise GuideError("\n".join(str(p) for p in problems))

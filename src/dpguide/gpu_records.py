@@ -98,6 +98,20 @@ class GpuRecords:
                                reason="the code or its launch settings changed after it was recorded")
         return RecordState("recorded", path, RunResult.from_json(data["result"]), data["provenance"])
 
+    def warnings(self, blocks) -> list[str]:
+        """What the build warns about the GPU records of ``blocks``: each stale or invalid one, with the
+        command that mends it (neither is shown as an output)."""
+        found = []
+        for block in blocks:
+            state = self.state(block) if block.options.needs_gpu_record else None
+            if state is not None and state.status == "stale":
+                found.append(f"{block.label}: GPU record {state.path} is stale ({state.reason}); "
+                             f"refresh it with: dpguide record --only {block.identity}")
+            elif state is not None and state.status == "invalid":
+                found.append(f"{block.label}: GPU record {state.path} is invalid ({state.reason}); "
+                             "it is not shown. Re-record it or restore it from git.")
+        return found
+
     def write(self, block: Block, result: RunResult, provenance: dict) -> Path:
         body = {"schema": SCHEMA, "identity": block.identity, "content_key": content_key(block),
                 "page": block.page, "command": block.reader_command, "result": result.to_json(),

@@ -22,7 +22,7 @@ from .results import RunResult, terminal_text
 
 TYPE_NAMES = {"fill-blank": "Fill in the blanks", "choice": "Multiple choice"}
 
-#: how the answer key is proven (site.PROOF_KINDS), as the question says it
+#: how the answer key is proven (proofs.PROOF_KINDS), as the question says it
 PROOF_LABELS = {
     "output-compared": "answer checked against a real run",
     "wrong-options-fail": "wrong options shown failing by real runs",

@@ -162,25 +162,13 @@ class Engine:
         # longest first: known timings, else a guess from the code (a cold build)
         blocks.sort(key=lambda b: -timings.get(b.identity, guessed_seconds(b)))
         slots = WeightedSlots(self.slots)
-        # the warm server costs one torch import (about a second here): worth it from a few processes
-        # on (a torchrun block's ranks fork from it too); one or two python blocks (an edited
-        # snippet) fork from a bare server, importing what they need
-        forkable = [b for b in blocks if forks(b.options)]
-        warm = _worth_warming("warm", forkable)
-        forkserver = shared_forkserver(self.block_env, "warm" if warm else "bare") if forkable else None
-        # blocks that construct DDP, single processes with no process group, and blocks that import
-        # a sharding package fork from a server that has imported what they import too (``server_kind``),
-        # when they have enough processes between them to pay for its start; others from the warm one
-        kinds = {b.key: server_kind(b.files, b.options.launch) for b in forkable}
-        servers = {kind: shared_forkserver(self.block_env, kind) for kind in set(kinds.values()) - {"warm"}
-                   if warm and _worth_warming(kind, [b for b in forkable if kinds[b.key] == kind])}
+        server_of = self._fork_servers(blocks)
         failures: list[str] = []
         retried: list[str] = []
         kept = 0
         started = time.monotonic()
         lock = threading.Lock()
         progress = BuildProgress(len(blocks), cached, self.log, tty=self.progress_tty)
-        say = progress.say
 
         def work(block: Block) -> None:
             nonlocal kept
@@ -190,15 +178,15 @@ class Engine:
                     return
                 progress.block_started()
                 job = Job(block.key, block.label, block.files, block.script, block.options)
-                server = servers.get(kinds.get(block.key), forkserver)
+                server = server_of(block)
                 result = run_job(job, self.scratch_root, self.block_env, server, self.live)
                 flake = _known_flake(result)
                 report = _retry_report(block, result) if flake else None
                 if report is not None and not self.live.stopping.is_set():
                     # a known flake of torch on this machine (the Contribute page names its causes); one
                     # retry, said loudly, with the first try's report; a second failure fails the block
-                    say(f"[dpguide] RETRY {block.label}: {flake}; running it once more. The first try's "
-                        f"report:\n{_indent(report, '    ')}")
+                    progress.say(f"[dpguide] RETRY {block.label}: {flake}; running it once more. The first try's "
+                                 f"report:\n{_indent(report, '    ')}")
                     retried.append(block.label)
                     result = run_job(job, self.scratch_root, self.block_env, server, self.live)
             finally:
@@ -206,8 +194,8 @@ class Engine:
             if result.ended == "interrupted":
                 return
             if result.background_ended:
-                say(f"[dpguide] {block.label}: its main process exited leaving "
-                         f"{result.background_ended} process(es) running; the engine ended them")
+                progress.say(f"[dpguide] {block.label}: its main process exited leaving "
+                             f"{result.background_ended} process(es) running; the engine ended them")
             try:
                 check_outcome(block, result)
                 self.cache.store(block.key, result)
@@ -245,15 +233,36 @@ class Engine:
         pool.shutdown(wait=True)
         progress.close()
         self.cache.save_timings(timings)
+        self._log_run(len(blocks), time.monotonic() - started, cached, retried)
+        self.retried = retried
+        if failures:
+            raise BlockFailed(f"{len(failures)} block(s) failed", "\n\n".join(failures))
+
+    def _fork_servers(self, blocks: list[Block]):
+        """Which fork server each block forks from (None: it starts its own interpreter).
+
+        The warm server costs one torch import (about a second here): worth it from a few processes
+        on (a torchrun block's ranks fork from it too); one or two python blocks (an edited snippet)
+        fork from a bare server, importing what they need. Blocks that construct DDP, single processes
+        with no process group, and blocks that import a sharding package fork from a server that has
+        imported what they import too (``server_kind``), when they have enough processes between them
+        to pay for its start; others from the warm one.
+        """
+        forkable = [b for b in blocks if forks(b.options)]
+        warm = _worth_warming("warm", forkable)
+        forkserver = shared_forkserver(self.block_env, "warm" if warm else "bare") if forkable else None
+        kinds = {b.key: server_kind(b.files, b.options.launch) for b in forkable}
+        servers = {kind: shared_forkserver(self.block_env, kind) for kind in set(kinds.values()) - {"warm"}
+                   if warm and _worth_warming(kind, [b for b in forkable if kinds[b.key] == kind])}
+        return lambda block: servers.get(kinds.get(block.key), forkserver)
+
+    def _log_run(self, count: int, seconds: float, cached: int, retried: list[str]) -> None:
         slowest = sorted((s for s in self.stats if s.source == "run"), key=lambda s: -s.seconds)[:3]
-        self.log(f"[dpguide] ran {len(blocks)} block(s) in {time.monotonic() - started:.1f}s, {cached} cached; "
+        self.log(f"[dpguide] ran {count} block(s) in {seconds:.1f}s, {cached} cached; "
                  "slowest: " + ", ".join(f"{s.label} {s.seconds:.1f}s" for s in slowest))
         if retried:
             self.log(f"[dpguide] {len(retried)} block(s) ran twice after a known flake of torch "
                      "(an exit abort, or gloo failing to connect its ranks): " + ", ".join(retried))
-        self.retried = retried
-        if failures:
-            raise BlockFailed(f"{len(failures)} block(s) failed", "\n\n".join(failures))
 
     def result_for(self, block: Block) -> RunResult | None:
         return self.results.get(block.key)
